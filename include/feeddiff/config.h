@@ -1,0 +1,52 @@
+#pragma once
+// config: feeddiff.toml, the committed list of sources, and the credentials kept apart
+// from it (so that user:password never reaches a commit).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "feeddiff/core.h"
+#include "feeddiff/result.h"
+
+namespace feeddiff {
+
+/// The default poll interval of a source: one hour.
+inline constexpr TimeMs kDefaultInterval = 3'600'000;
+
+/// One source: a named feed URL and how to poll it.
+struct SourceConfig {
+  std::string name;                 ///< safe path component, see check_source_name
+  std::string url;                  ///< http(s) URL without credentials
+  TimeMs every = kDefaultInterval;  ///< poll interval
+  std::vector<std::string> ignore;  ///< extra volatile paths for the item diff
+  bool skip_cosmetic = false;       ///< make no commit when only volatile parts changed
+};
+
+/// The archive's configuration.
+struct Config {
+  std::vector<SourceConfig> sources;  ///< sorted by name
+
+  /// The source with this name, or nullptr.
+  const SourceConfig* find(std::string_view name) const;
+  /// The source with this name, or nullptr.
+  SourceConfig* find(std::string_view name);
+};
+
+/// Parses feeddiff.toml. Errc::bad_config with the line and reason when it is wrong.
+Result<Config> parse_config(std::string_view text);
+/// The TOML text of a config; parse_config(format_config(c)) == c.
+std::string format_config(const Config& config);
+
+/// Splits `https://user:pw@host/x` into the URL without credentials and `user:pw`.
+struct SplitUrl {
+  std::string url;          ///< without user:password@
+  std::string credentials;  ///< `user:password`, or empty
+};
+/// Splits the userinfo out of a URL.
+SplitUrl split_credentials(std::string_view url);
+/// Puts credentials back into a URL for fetching (never for storing).
+std::string join_credentials(std::string_view url, std::string_view credentials);
+
+}  // namespace feeddiff

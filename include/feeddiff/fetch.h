@@ -1,0 +1,88 @@
+#pragma once
+// fetch: the only module that talks to the network (libcurl). It turns requests into
+// responses, whatever their HTTP status; deciding what a status means is poll's job.
+// Transfers run concurrently through libcurl's multi interface.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "feeddiff/result.h"
+
+namespace feeddiff {
+
+/// One response header, name and value as received (name case kept, value trimmed).
+struct Header {
+  std::string name;   ///< as received
+  std::string value;  ///< leading and trailing whitespace removed
+};
+
+/// One redirect that was followed: the status that sent us on and where to.
+struct Redirect {
+  long status = 0;     ///< 301, 302, 303, 307 or 308
+  std::string target;  ///< absolute URL it pointed to, credentials removed
+};
+
+/// What to fetch and how politely.
+struct FetchRequest {
+  std::string url;                ///< http or https; may carry user:password@ (never echoed)
+  std::string if_none_match;      ///< the stored ETag, sent back verbatim when not empty
+  std::string if_modified_since;  ///< the stored Last-Modified, verbatim when not empty
+  std::size_t max_body_bytes = std::size_t{50} << 20;  ///< decoded bytes; more is an error
+  long connect_timeout_ms = 15'000;                    ///< to establish the connection
+  long total_timeout_ms = 120'000;                     ///< for the whole transfer
+  long low_speed_bytes_per_second = 16;  ///< slower than this for low_speed_seconds aborts
+  long low_speed_seconds = 30;           ///< see low_speed_bytes_per_second
+  int max_redirects = 8;                 ///< redirects followed before giving up
+};
+
+/// What the server said.
+struct FetchResponse {
+  long status = 0;                  ///< HTTP status of the final response
+  std::vector<Header> headers;      ///< headers of the final response, in order received
+  std::string body;                 ///< content-encoding undone; empty for 304
+  std::string final_url;            ///< the URL that answered, credentials removed
+  std::vector<Redirect> redirects;  ///< each redirect followed, in order
+  std::string http_version;         ///< "1.1", "2"
+  std::uint64_t wire_bytes = 0;     ///< body bytes as transferred (before decoding)
+  double seconds = 0;               ///< total transfer time
+
+  /// The first header with this name (case-insensitive), or nullptr.
+  const Header* header(std::string_view name) const;
+};
+
+/// How many transfers at once, and the identity sent with each.
+struct FetchOptions {
+  int jobs = 16;           ///< transfers in flight at once
+  int per_host = 2;        ///< connections to one host at once
+  std::string user_agent;  ///< default: feeddiff/<version> (+<project url>)
+};
+
+/// Called as each transfer completes, on the thread that called fetch_all, with the
+/// request's index.
+using FetchDone = std::function<void(std::size_t index, Result<FetchResponse> response)>;
+
+/// Fetches every request concurrently within the options' limits. Errors are
+/// Errc::network (DNS, refused, reset, TLS), Errc::timeout, Errc::body (too large, truncated,
+/// undecodable), Errc::bad_url. Messages never contain credentials.
+void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& options,
+               const FetchDone& on_done);
+
+/// One request, on its own.
+Result<FetchResponse> fetch(const FetchRequest& request, const FetchOptions& options = {});
+
+/// Accepts absolute http and https URLs with a host; rejects everything else with
+/// Errc::bad_url and a reason.
+Status check_url(std::string_view url);
+
+/// The URL with any user:password@ removed; safe to write to commits, state and logs.
+std::string redact_url(std::string_view url);
+
+/// `feeddiff/<version> (+<project url>)`.
+std::string default_user_agent();
+
+}  // namespace feeddiff

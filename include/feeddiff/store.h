@@ -1,0 +1,164 @@
+#pragma once
+// store: the only module that talks to git (libgit2). An archive is an ordinary git
+// repository; this module writes commits (objects first, then an atomic branch move),
+// reads files and history back, keeps the work tree in step, and owns the files under
+// .git/feeddiff/: the poll state and the lock.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "feeddiff/core.h"
+#include "feeddiff/result.h"
+
+namespace feeddiff {
+
+/// One `Key: value` line of a commit message's trailer block.
+struct Trailer {
+  std::string key;    ///< e.g. "Observed-At"
+  std::string value;  ///< the rest of the line
+};
+
+/// A commit as read back.
+struct CommitInfo {
+  std::string id;                    ///< full hex id
+  std::string title;                 ///< first line of the message
+  std::string message;               ///< the whole message
+  std::vector<Trailer> trailers;     ///< the trailer block, in order
+  TimeMs author_time = 0;            ///< author timestamp (origin_date or observed_at)
+  TimeMs commit_time = 0;            ///< committer timestamp (observed_at)
+  std::vector<std::string> parents;  ///< full ids
+
+  /// The first trailer's value with this key (case-insensitive), or nullptr.
+  const std::string* trailer(std::string_view key) const;
+  /// The first 7 characters of the id.
+  std::string short_id() const { return id.substr(0, 7); }
+};
+
+/// A file to write (content) or delete (nullopt) in a commit, relative to the work tree.
+struct FileWrite {
+  std::string path;                    ///< `raw/<source>/response.xml`, `feeddiff.toml`
+  std::optional<std::string> content;  ///< bytes to store; nullopt removes the file
+};
+
+/// A commit to make on the archive's branch.
+struct CommitRequest {
+  std::string message;           ///< title, blank line, trailers
+  TimeMs author_time = 0;        ///< origin_date when known, else observed_at
+  TimeMs commit_time = 0;        ///< observed_at
+  std::vector<FileWrite> files;  ///< what changes
+};
+
+/// How a path changed in a commit against its first parent.
+enum class ChangeKind { added, modified, deleted };
+
+/// One changed path of a commit.
+struct PathChange {
+  std::string path;                        ///< relative to the work tree
+  ChangeKind kind = ChangeKind::modified;  ///< added, modified or deleted
+};
+
+/// An open archive. Move-only; closes the repository when destroyed.
+class Archive {
+ public:
+  /// Creates an archive in dir (made if missing): a git repository with an empty
+  /// feeddiff.toml committed. Errc::exists when dir already holds a repository.
+  static Result<Archive> init(const std::string& dir);
+  /// Opens the archive at dir. Errc::not_an_archive when dir is no git repository with a
+  /// feeddiff.toml at its top.
+  static Result<Archive> open(const std::string& dir);
+
+  /// Moves an archive.
+  Archive(Archive&&) noexcept;
+  /// Moves an archive.
+  Archive& operator=(Archive&&) noexcept;
+  /// Closes the repository.
+  ~Archive();
+
+  /// The work tree's top directory, absolute, without a trailing slash.
+  const std::string& work_dir() const;
+  /// `.git/feeddiff`, created on first use: state, lock and secrets live there.
+  std::string private_dir() const;
+
+  /// Writes the request's blobs and tree, then the commit, then moves the branch
+  /// atomically, then brings the index and work tree in step. nullopt, and nothing
+  /// written, when the files are byte-identical to those at HEAD.
+  Result<std::optional<std::string>> commit(const CommitRequest& request);
+
+  /// Resolves a revision (`HEAD`, `HEAD~2`, a full or abbreviated id, a branch).
+  Result<CommitInfo> resolve(std::string_view revision) const;
+  /// The file's bytes at that commit; nullopt when the path does not exist there.
+  Result<std::optional<std::string>> read(std::string_view commit_id, std::string_view path) const;
+  /// The paths a commit changed against its first parent (all its paths for a root commit).
+  Result<std::vector<PathChange>> changes(std::string_view commit_id) const;
+  /// Commits newest first, those touching a path under path_prefix when it is not empty,
+  /// at most limit of them (0: all).
+  Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;
+  /// The file's bytes at HEAD; nullopt when absent or the archive has no commit.
+  Result<std::optional<std::string>> read_head(std::string_view path) const;
+  /// The URL of the `origin` remote, if there is one.
+  std::optional<std::string> origin_url() const;
+
+ private:
+  struct Impl;
+  explicit Archive(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Poll state of one source: validators, schedule, failures, redirects. Not committed.
+struct SourceState {
+  std::string etag;                ///< last ETag, verbatim
+  std::string last_modified;       ///< last Last-Modified, verbatim
+  TimeMs last_attempt = 0;         ///< when it was last fetched
+  TimeMs last_success = 0;         ///< when a fetch last succeeded
+  TimeMs last_change = 0;          ///< when a change was last committed
+  std::string last_result;         ///< added, changed, unchanged, not-modified, failed
+  std::string last_error;          ///< the failure's one-line message, if it failed
+  long last_status = 0;            ///< HTTP status of the last response, 0 for none
+  int consecutive_failures = 0;    ///< failures since the last success
+  TimeMs next_due = 0;             ///< not fetched before this (0: now)
+  std::string pending_redirect;    ///< a permanent redirect target seen, not yet adopted
+  int pending_redirect_count = 0;  ///< how many polls in a row saw it
+  bool disabled = false;           ///< set by 410 Gone; cleared by `enable`
+  std::string disabled_reason;     ///< why it was disabled
+};
+
+/// The state of every source, by name.
+struct State {
+  std::map<std::string, SourceState> sources;  ///< keyed by source name
+};
+
+/// Reads `.git/feeddiff/state.json`; an empty State when the file does not exist.
+Result<State> load_state(const Archive& archive);
+/// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename).
+Status save_state(const Archive& archive, const State& state);
+
+/// Writes a file atomically: a temporary file beside it, fsync, rename.
+Status write_file_atomic(const std::string& path, std::string_view content);
+/// Reads a whole file.
+Result<std::string> read_file(const std::string& path);
+
+/// The archive's write lock (`.git/feeddiff/lock`, an flock). Released when destroyed, and
+/// by the kernel if the process dies.
+class ArchiveLock {
+ public:
+  /// Takes the lock; Errc::locked at once when another process holds it, unless wait.
+  static Result<ArchiveLock> acquire(const Archive& archive, bool wait);
+  /// Moves a lock.
+  ArchiveLock(ArchiveLock&& other) noexcept;
+  /// Moves a lock.
+  ArchiveLock& operator=(ArchiveLock&& other) noexcept;
+  /// Releases the lock.
+  ~ArchiveLock();
+
+ private:
+  explicit ArchiveLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace feeddiff

@@ -1,0 +1,155 @@
+#include "support/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace feeddiff::test {
+
+namespace {
+
+void close_pipe(int fds[2]) {
+  for (int i = 0; i < 2; ++i)
+    if (fds[i] >= 0) ::close(fds[i]);
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_view stdin_data) {
+  int in[2], out[2], err[2];
+  REQUIRE(::pipe(in) == 0);
+  REQUIRE(::pipe(out) == 0);
+  REQUIRE(::pipe(err) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    close_pipe(in);
+    close_pipe(out);
+    close_pipe(err);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  // Feed stdin and drain both outputs together so no pipe fills and blocks the child.
+  std::size_t written = 0;
+  if (stdin_data.empty()) {
+    ::close(in[1]);
+    in[1] = -1;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  RunResult result;
+  bool out_open = true, err_open = true;
+  while (out_open || err_open) {
+    pollfd fds[3];
+    int n = 0;
+    if (out_open) fds[n++] = {out[0], POLLIN, 0};
+    if (err_open) fds[n++] = {err[0], POLLIN, 0};
+    if (in[1] >= 0) fds[n++] = {in[1], POLLOUT, 0};
+    if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!fds[i].revents) continue;
+      if (fds[i].fd == in[1]) {
+        ssize_t w = ::write(in[1], stdin_data.data() + written, stdin_data.size() - written);
+        if (w > 0) written += static_cast<std::size_t>(w);
+        if (w < 0 || written == stdin_data.size()) {
+          ::close(in[1]);
+          in[1] = -1;
+        }
+        continue;
+      }
+      char buf[65536];
+      ssize_t r = ::read(fds[i].fd, buf, sizeof buf);
+      if (r <= 0) {
+        if (fds[i].fd == out[0])
+          out_open = false;
+        else
+          err_open = false;
+        continue;
+      }
+      (fds[i].fd == out[0] ? result.out : result.err).append(buf, static_cast<std::size_t>(r));
+    }
+  }
+  if (in[1] >= 0) ::close(in[1]);
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+RunResult feeddiff(const std::vector<std::string>& args, const Env& env) {
+  std::vector<std::string> argv{FEEDDIFF_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, env);
+}
+
+std::string make_temp_dir(std::string_view hint) {
+  static std::atomic<int> counter{0};
+  std::filesystem::path base(FEEDDIFF_TEST_TMP);
+  std::filesystem::create_directories(base);
+  for (;;) {
+    auto dir = base / (std::string(hint) + "-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(counter++));
+    std::error_code ec;
+    if (std::filesystem::exists(dir)) std::filesystem::remove_all(dir, ec);
+    if (std::filesystem::create_directory(dir, ec)) return dir.string();
+  }
+}
+
+std::string fixture_path(std::string_view relative) {
+  return std::string(FEEDDIFF_SOURCE_DIR) + "/fixtures/" + std::string(relative);
+}
+
+std::string corpus_path(std::string_view relative) {
+  auto path = std::string(FEEDDIFF_CORPUS_DIR) + "/" + std::string(relative);
+  INFO("the shared corpus must be beside the checkout: " << path);
+  REQUIRE(std::filesystem::exists(path));
+  return path;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  INFO("reading " << path);
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, std::string_view content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  INFO("writing " << path);
+  REQUIRE(out.good());
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  REQUIRE(out.good());
+}
+
+}  // namespace feeddiff::test
