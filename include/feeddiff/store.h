@@ -107,6 +107,7 @@ class Archive {
  private:
   struct Impl;
   explicit Archive(std::unique_ptr<Impl> impl);
+  static Result<Archive> open_repository(const std::string& dir);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,80 @@
+#pragma once
+// poll: the cron entry point's engine. Picks the sources that are due, fetches them
+// concurrently and politely, commits every changed body as one commit per source, and
+// remembers validators, schedules, failures and redirects in the state file.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "feeddiff/config.h"
+#include "feeddiff/core.h"
+#include "feeddiff/fetch.h"
+#include "feeddiff/result.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff {
+
+/// What happened to one source in a poll.
+enum class Outcome {
+  added,         ///< first version recorded
+  changed,       ///< a new version recorded
+  unchanged,     ///< 200 with a body byte-identical to the stored one: no commit
+  not_modified,  ///< 304: no commit
+  failed,        ///< network error, bad status or bad body: no commit, backoff
+  gone,          ///< 410: no commit, the source is disabled until `feeddiff enable`
+  not_due,       ///< skipped: its next poll is later
+  disabled,      ///< skipped: disabled after a 410
+};
+
+/// The word used for an outcome in output and state: "changed", "not-modified", ...
+const char* outcome_name(Outcome outcome);
+
+/// One source's result.
+struct SourceOutcome {
+  std::string name;                    ///< the source
+  Outcome outcome = Outcome::not_due;  ///< what happened
+  std::string message;                 ///< one line: the failure, or what was recorded
+  std::string commit;                  ///< the new commit's id, for added and changed
+  long status = 0;                     ///< HTTP status, 0 when none
+  std::size_t bytes = 0;               ///< body size, for added, changed and unchanged
+  TimeMs next_due = 0;                 ///< when it will next be fetched
+  std::string redirect_note;           ///< a permanent redirect seen or adopted
+};
+
+/// The outcome of a poll, source by source, in config order.
+struct PollReport {
+  std::vector<SourceOutcome> sources;  ///< one per source considered
+  /// How many sources failed or are gone.
+  std::size_t failures() const;
+};
+
+/// How to poll.
+struct PollOptions {
+  std::vector<std::string> names;  ///< only these sources (empty: all)
+  bool force = false;              ///< fetch even what is not due
+  bool wait_for_lock = false;      ///< wait for another poll instead of failing at once
+  TimeMs now = 0;                  ///< the clock; 0 reads now_ms()
+  FetchOptions fetch;              ///< concurrency and identity
+  FetchRequest limits;             ///< timeouts and body limit (its url and validators unused)
+  /// Called as each fetched source is settled (for progress output); may be empty.
+  std::function<void(const SourceOutcome&)> on_outcome;
+};
+
+/// Polls the archive's sources. Errors are for the poll as a whole (lock held, config
+/// unreadable, an unknown name); a source that fails is an outcome, not an error.
+Result<PollReport> poll(Archive& archive, const PollOptions& options);
+
+/// The path a source's raw body is stored at: raw/<name>/response.xml or .json.
+std::string raw_path(const std::string& name, bool json);
+
+/// Reads feeddiff.toml from the archive's work tree.
+Result<Config> load_config(const Archive& archive);
+/// Reads the credentials kept apart from feeddiff.toml (.git/feeddiff/credentials.toml).
+Result<std::vector<std::pair<std::string, std::string>>> load_credentials(const Archive& archive);
+/// Stores or clears (empty) a source's credentials, outside the committed tree.
+Status save_credentials(const Archive& archive, const std::string& name,
+                        const std::string& credentials);
+
+}  // namespace feeddiff

@@ -1,0 +1,126 @@
+#include "cli/change.h"
+
+#include <fmt/format.h>
+
+#include "feeddiff/core.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+// The recorded-header rows, in the reference page's order, from the commit's trailers.
+std::vector<HeaderRow> header_rows(const CommitInfo& commit) {
+  std::vector<HeaderRow> rows;
+  auto from_trailer = [&](const char* key) -> std::optional<std::string> {
+    if (const std::string* v = commit.trailer(key)) return *v;
+    return std::nullopt;
+  };
+  auto response_header = [&](const std::string& name) -> std::optional<std::string> {
+    for (const auto& t : commit.trailers) {
+      if (to_lower(t.key) != "response-header") continue;
+      auto colon = t.value.find(':');
+      if (colon == std::string::npos) continue;
+      if (to_lower(trim(std::string_view(t.value).substr(0, colon))) == name)
+        return std::string(trim(std::string_view(t.value).substr(colon + 1)));
+    }
+    return std::nullopt;
+  };
+  for (const std::string& name : recorded_header_names()) {
+    HeaderRow row{name, std::nullopt};
+    if (name == "observed_at")
+      row.value = from_trailer("Observed-At");
+    else if (name == "origin_date")
+      row.value = from_trailer("Origin-Date");
+    else if (name == "status")
+      row.value = from_trailer("Status");
+    else if (name == "final URL")
+      row.value = from_trailer("Final-URL");
+    else
+      row.value = response_header(name);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id) {
+  // git@host:owner/repo(.git), ssh://git@host/owner/repo, https://host/owner/repo(.git)
+  std::string host, path;
+  if (auto scheme = remote.find("://"); scheme != std::string::npos) {
+    std::string rest = remote.substr(scheme + 3);
+    if (auto at = rest.find('@'); at != std::string::npos && at < rest.find('/'))
+      rest = rest.substr(at + 1);
+    auto slash = rest.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    host = rest.substr(0, slash);
+    path = rest.substr(slash + 1);
+  } else if (auto colon = remote.find(':'); colon != std::string::npos) {
+    host = remote.substr(0, colon);
+    if (auto at = host.find('@'); at != std::string::npos) host = host.substr(at + 1);
+    path = remote.substr(colon + 1);
+  } else {
+    return std::nullopt;
+  }
+  if (auto port = host.find(':'); port != std::string::npos) host = host.substr(0, port);
+  host = to_lower(host);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (path.ends_with(".git")) path.resize(path.size() - 4);
+  if (path.empty() || path.find("..") != std::string::npos) return std::nullopt;
+  if (host == "github.com" || host == "codeberg.org")
+    return fmt::format("https://{}/{}/commit/{}", host, path, id);
+  if (host == "gitlab.com") return fmt::format("https://gitlab.com/{}/-/commit/{}", path, id);
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
+                                                  std::string_view source) {
+  auto commit = archive.resolve(revision);
+  if (!commit) return commit.error();
+  auto changes = archive.changes(commit->id);
+  if (!changes) return changes.error();
+
+  const PathChange* chosen = nullptr;
+  const std::string prefix = source.empty() ? "raw/" : "raw/" + std::string(source) + "/";
+  for (const auto& c : *changes)
+    if (c.path.starts_with(prefix) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
+  if (!chosen && source.empty() && !changes->empty()) chosen = &changes->front();
+  if (!chosen) {
+    if (!source.empty())
+      return Error{Errc::not_found,
+                   fmt::format("commit {} did not change source '{}'", commit->short_id(), source)};
+    return Error{Errc::not_found, fmt::format("commit {} changed no file", commit->short_id())};
+  }
+
+  auto out = std::make_unique<LoadedChange>();
+  out->commit = *commit;
+  if (!commit->parents.empty()) {
+    auto before = archive.read(commit->parents.front(), chosen->path);
+    if (!before) return before.error();
+    out->old_body = before->value_or("");
+  }
+  auto after = archive.read(commit->id, chosen->path);
+  if (!after) return after.error();
+  out->new_body = after->value_or("");
+
+  ChangeView& v = out->view;
+  v.commit_id = commit->id;
+  v.title = commit->title;
+  v.path = chosen->path;
+  v.path_status = chosen->kind == ChangeKind::added     ? "added"
+                  : chosen->kind == ChangeKind::deleted ? "deleted"
+                                                        : "modified";
+  if (const std::string* s = commit->trailer("Source"))
+    v.source = *s;
+  else if (chosen->path.starts_with("raw/"))
+    v.source = chosen->path.substr(4, chosen->path.find('/', 4) - 4);
+  v.stored_bytes = out->new_body.size();
+  v.timestamp_kind = commit->trailer("Origin-Date") ? "origin" : "observed";
+  v.headers = header_rows(*commit);
+  if (auto remote = archive.origin_url()) v.forge_url = forge_commit_url(*remote, commit->id);
+  v.diff_label = "raw";
+  v.diff = diff_lines(out->old_body, out->new_body);
+  return out;
+}
+
+}  // namespace feeddiff::cli

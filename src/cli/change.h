@@ -1,0 +1,29 @@
+#pragma once
+// Gathers one recorded change from the archive into what the renderers show.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "feeddiff/render.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff::cli {
+
+/// A change and the bodies its diff views; keep it alive while the view is used.
+struct LoadedChange {
+  std::string old_body;  ///< the artifact before (empty when added)
+  std::string new_body;  ///< the artifact at the commit (empty when deleted)
+  CommitInfo commit;     ///< the commit
+  ChangeView view;       ///< fields, headers and the line diff over the bodies above
+};
+
+/// Loads the change a commit made to a source's raw artifact (or, when it touched no raw
+/// file, to the first path it changed). source narrows it to one source's file.
+Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
+                                                  std::string_view source);
+
+/// The web page of a commit when the archive's origin is on GitHub, GitLab or Codeberg.
+std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id);
+
+}  // namespace feeddiff::cli

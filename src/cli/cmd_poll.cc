@@ -1,0 +1,144 @@
+// feeddiff poll [NAME...]: the cron entry point.
+
+#include <fmt/format.h>
+#include <charconv>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "feeddiff/poll.h"
+#include "feeddiff/render.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+struct PollFlags {
+  std::vector<std::string> names;
+  bool force = false;
+  bool wait = false;
+  bool quiet = false;
+  bool verbose = false;
+  int jobs = 16;
+  int per_host = 2;
+  std::string timeout = "2m";
+  std::string connect_timeout = "15s";
+  std::string max_body = "50MiB";
+};
+
+Result<std::size_t> parse_size(std::string_view text) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end == text.data())
+    return Error{Errc::usage, fmt::format("bad size '{}' (use e.g. 50MiB, 512KiB, 1000000)", text)};
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (unit.empty() || unit == "B") return n;
+  if (unit == "KiB" || unit == "K") return n << 10;
+  if (unit == "MiB" || unit == "M") return n << 20;
+  if (unit == "GiB" || unit == "G") return n << 30;
+  if (unit == "KB") return n * 1000;
+  if (unit == "MB") return n * 1000 * 1000;
+  return Error{Errc::usage, fmt::format("bad size unit in '{}' (B, KiB, MiB, GiB, KB, MB)", text)};
+}
+
+bool printed_by_default(Outcome o) {
+  return o == Outcome::added || o == Outcome::changed || o == Outcome::failed || o == Outcome::gone;
+}
+
+void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
+  const bool failure = o.outcome == Outcome::failed || o.outcome == Outcome::gone;
+  if (!failure && flags.quiet) return;
+  if (!printed_by_default(o.outcome) && !flags.verbose && o.redirect_note.empty()) return;
+  std::string line;
+  switch (o.outcome) {
+    case Outcome::added:
+    case Outcome::changed:
+      line = fmt::format("{}: {} ({} bytes, HTTP {}) {}", o.name, outcome_name(o.outcome),
+                         with_thousands(o.bytes), o.status, o.commit.substr(0, 7));
+      break;
+    case Outcome::not_due:
+      line = fmt::format("{}: not due (next poll in {})", o.name,
+                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
+      break;
+    case Outcome::failed:
+      line = fmt::format("{}: failed: {} (retry in {})", o.name, o.message,
+                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
+      break;
+    default:
+      line = fmt::format("{}: {}", o.name, o.message.empty() ? outcome_name(o.outcome) : o.message);
+  }
+  if (!o.redirect_note.empty()) line += fmt::format(" [{}]", o.redirect_note);
+  line = escape_terminal(line) + "\n";
+  std::fputs(line.c_str(), failure ? stderr : stdout);
+}
+
+Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto now = current_time();
+  if (!now) return now.error();
+  PollOptions options;
+  options.names = flags.names;
+  options.force = flags.force;
+  options.wait_for_lock = flags.wait;
+  options.now = *now;
+  if (flags.jobs < 1 || flags.per_host < 1)
+    return Error{Errc::usage, "--jobs and --per-host must be at least 1"};
+  options.fetch.jobs = flags.jobs;
+  options.fetch.per_host = flags.per_host;
+  auto total = parse_duration(flags.timeout);
+  if (!total) return total.error();
+  auto connect = parse_duration(flags.connect_timeout);
+  if (!connect) return connect.error();
+  auto max_body = parse_size(flags.max_body);
+  if (!max_body) return max_body.error();
+  options.limits.total_timeout_ms = static_cast<long>(*total);
+  options.limits.connect_timeout_ms = static_cast<long>(*connect);
+  options.limits.max_body_bytes = *max_body;
+
+  auto report = poll(*archive, options);
+  if (!report) return report.error();
+  for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
+  if (report->sources.empty() && !flags.quiet)
+    std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
+  return report->failures() ? 1 : 0;
+}
+
+}  // namespace
+
+Command poll_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand(
+      "poll", "Fetch the sources that are due and commit every response that changed");
+  auto flags = std::make_shared<PollFlags>();
+  app->add_option("NAME", flags->names, "Only these sources (default: all)");
+  app->add_flag("--force", flags->force, "Fetch even the sources that are not due yet");
+  app->add_flag("--wait", flags->wait, "Wait for another running poll instead of failing at once");
+  app->add_flag("-q,--quiet", flags->quiet, "Print failures only");
+  app->add_flag("-v,--verbose", flags->verbose,
+                "Also print sources that did not change or were not due");
+  app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
+  app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
+  app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
+      ->type_name("DURATION");
+  app->add_option("--connect-timeout", flags->connect_timeout,
+                  "Time limit to connect (default 15s)")
+      ->type_name("DURATION");
+  app->add_option("--max-body", flags->max_body, "Largest body accepted, decoded (default 50MiB)")
+      ->type_name("SIZE");
+  app->footer(R"(Each changed response becomes one commit: raw/NAME/response.xml (or .json) byte for
+byte, with the status, final URL and every response header as trailers in the message. A 304,
+or a body identical to the stored one, makes no commit. A failed source makes no commit, is
+retried later with exponential backoff, and makes the exit code 1; the others go on.
+
+Politeness: ETag and Last-Modified are sent back; a source is not fetched before it is due
+(its interval, or later when Cache-Control max-age, Expires, <ttl> or Retry-After say so).
+
+Cron:
+  */10 * * * * feeddiff -C ~/feeds poll --quiet
+
+Examples:
+  feeddiff poll                 everything that is due
+  feeddiff poll pytorch --force one source, now)");
+  return {app, [flags, &globals] { return run_poll(globals, *flags); }};
+}
+
+}  // namespace feeddiff::cli

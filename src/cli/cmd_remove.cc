@@ -1,0 +1,56 @@
+// feeddiff remove NAME
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "feeddiff/config.h"
+#include "feeddiff/poll.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+Result<int> remove(const Globals& globals, const std::string& name) {
+  if (auto ok = check_source_name(name); !ok) return ok.error();
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto lock = ArchiveLock::acquire(*archive, false);
+  if (!lock) return lock.error();
+  auto config = load_config(*archive);
+  if (!config) return config.error();
+  if (!config->find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
+  std::erase_if(config->sources, [&](const auto& s) { return s.name == name; });
+
+  CommitRequest request;
+  request.author_time = request.commit_time = now_ms();
+  request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
+  request.files.push_back({"feeddiff.toml", format_config(*config)});
+  request.files.push_back({raw_path(name, false), std::nullopt});
+  request.files.push_back({raw_path(name, true), std::nullopt});
+  auto committed = archive->commit(request);
+  if (!committed) return committed.error();
+
+  auto state = load_state(*archive);
+  if (state) {
+    state->sources.erase(name);
+    (void)save_state(*archive, *state);
+  }
+  (void)save_credentials(*archive, name, "");
+  write_out(fmt::format("Removed {}; its history stays in the archive's git log\n", name));
+  return 0;
+}
+
+}  // namespace
+
+Command remove_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand("remove", "Stop polling a source and remove its raw files");
+  auto name = std::make_shared<std::string>();
+  app->add_option("NAME", *name, "The source")->required();
+  app->footer(R"(Example:
+  feeddiff remove pytorch
+
+Nothing is lost: every recorded version stays in git history (`feeddiff log pytorch`).)");
+  return {app, [name, &globals] { return remove(globals, *name); }};
+}
+
+}  // namespace feeddiff::cli

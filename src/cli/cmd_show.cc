@@ -1,0 +1,65 @@
+// feeddiff show [COMMIT] [NAME]
+
+#include <fmt/format.h>
+
+#include "cli/change.h"
+#include "cli/command.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+struct ShowOptions {
+  std::string revision = "HEAD";
+  std::string source;
+  std::string format = "text";
+  std::size_t max_lines = 400;
+  std::size_t max_line_chars = 300;
+};
+
+Result<int> show(const Globals& globals, const ShowOptions& options) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto change = load_change(*archive, options.revision, options.source);
+  if (!change) return change.error();
+  RenderOptions render;
+  render.max_lines = options.max_lines;
+  render.max_line_chars = options.max_line_chars;
+  if (options.format == "markdown") {
+    write_out(render_markdown((*change)->view, render));
+  } else {
+    render.color = use_color(globals);
+    write_out(render_text((*change)->view, render));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command show_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand("show", "Show one recorded change: fields, headers and the diff");
+  auto options = std::make_shared<ShowOptions>();
+  app->add_option("COMMIT", options->revision,
+                  "The change: a commit id (abbreviated is fine), HEAD~2, ... (default HEAD)");
+  app->add_option("NAME", options->source, "The source, when a commit changed several");
+  app->add_option("--format", options->format, "text (default) or markdown")
+      ->check(CLI::IsMember({"text", "markdown"}));
+  app->add_option("--max-lines", options->max_lines,
+                  "Diff lines shown at most (default 400); the counts are from the whole diff")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--max-line-chars", options->max_line_chars,
+                  "Characters of one diff line shown at most (default 300)")
+      ->check(CLI::PositiveNumber);
+  app->footer(R"(The page lists the commit, the source, lines added and removed, the stored size,
+whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
+recorded response headers, and the unified diff of the raw body against the source's previous
+version. Text from feeds is escaped: control characters show as \x1b, bidi overrides as \u202e.
+
+Examples:
+  feeddiff show                     the latest change
+  feeddiff show a766469 --format markdown > change.md
+  feeddiff show HEAD~3 --max-lines 50)");
+  return {app, [options, &globals] { return show(globals, *options); }};
+}
+
+}  // namespace feeddiff::cli

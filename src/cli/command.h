@@ -1,0 +1,56 @@
+#pragma once
+// What every command file shares: the global options, how a command plugs into the
+// parser, and small helpers for output.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "feeddiff/result.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff::cli {
+
+/// Options that every command takes.
+struct Globals {
+  std::string dir = ".";       ///< -C: the archive
+  std::string color = "auto";  ///< --color: auto, always, never
+};
+
+/// Runs a parsed command; its value is the exit code (0 or 1); errors become exit 2.
+using Runner = std::function<Result<int>()>;
+
+/// A registered command: its parser node and what runs it.
+struct Command {
+  CLI::App* app = nullptr;  ///< the subcommand
+  Runner run;               ///< called when it was chosen
+};
+
+/// Each command file defines one of these.
+Command init_command(CLI::App& root, const Globals& globals);
+Command add_command(CLI::App& root, const Globals& globals);
+Command remove_command(CLI::App& root, const Globals& globals);
+Command poll_command(CLI::App& root, const Globals& globals);
+Command log_command(CLI::App& root, const Globals& globals);
+Command show_command(CLI::App& root, const Globals& globals);
+Command cat_command(CLI::App& root, const Globals& globals);
+
+/// Opens the archive named by -C.
+Result<Archive> open_archive(const Globals& globals);
+
+/// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
+bool use_color(const Globals& globals);
+
+/// Whether stdout is a terminal.
+bool stdout_is_terminal();
+
+/// Writes bytes to stdout exactly.
+void write_out(std::string_view bytes);
+
+/// The clock: FEEDDIFF_NOW (an ISO-8601 UTC time, for tests and replays) or the wall clock.
+Result<TimeMs> current_time();
+
+}  // namespace feeddiff::cli

@@ -1,0 +1,186 @@
+// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore and skip_cosmetic.
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+#include <algorithm>
+#include <sstream>
+
+#include "feeddiff/config.h"
+
+namespace feeddiff {
+
+namespace {
+
+// A TOML basic string, escaped so any byte sequence round-trips.
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f)
+          out += fmt::format("\\u{:04X}", c);
+        else
+          out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string key(std::string_view name) {
+  bool bare = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return bare ? std::string(name) : quote(name);
+}
+
+Error config_error(const toml::source_region& where, std::string_view what) {
+  return Error{Errc::bad_config, fmt::format("feeddiff.toml line {}: {}", where.begin.line, what)};
+}
+
+}  // namespace
+
+const SourceConfig* Config::find(std::string_view name) const {
+  for (const auto& s : sources)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+SourceConfig* Config::find(std::string_view name) {
+  for (auto& s : sources)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+Result<Config> parse_config(std::string_view text) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view{"feeddiff.toml"});
+  } catch (const toml::parse_error& e) {
+    return Error{Errc::bad_config,
+                 fmt::format("feeddiff.toml line {}, column {}: {}", e.source().begin.line,
+                             e.source().begin.column, e.description())};
+  }
+  Config config;
+  for (const auto& [k, v] : root) {
+    if (k.str() != "sources")
+      return config_error(v.source(), fmt::format("unknown key '{}'", k.str()));
+  }
+  const toml::table* sources = root["sources"].as_table();
+  if (!sources) {
+    if (root.contains("sources"))
+      return config_error(root["sources"].node()->source(), "'sources' must be a table");
+    return config;
+  }
+  for (const auto& [name_key, node] : *sources) {
+    SourceConfig source;
+    source.name = std::string(name_key.str());
+    if (auto ok = check_source_name(source.name); !ok)
+      return config_error(node.source(), ok.error().message);
+    const toml::table* t = node.as_table();
+    if (!t)
+      return config_error(node.source(), fmt::format("source '{}' must be a table", source.name));
+    for (const auto& [field, value] : *t) {
+      const std::string_view f = field.str();
+      if (f == "url") {
+        auto s = value.value<std::string>();
+        if (!s) return config_error(value.source(), "url must be a string");
+        source.url = *s;
+      } else if (f == "every") {
+        if (auto s = value.value<std::string>()) {
+          auto d = parse_duration(*s);
+          if (!d) return config_error(value.source(), d.error().message);
+          source.every = *d;
+        } else if (auto n = value.value<std::int64_t>()) {
+          source.every = *n * 1000;
+        } else {
+          return config_error(value.source(), "every must be a duration such as \"1h\"");
+        }
+        if (source.every < 60'000)
+          return config_error(value.source(), "every must be at least 1m (be polite)");
+      } else if (f == "ignore") {
+        const toml::array* a = value.as_array();
+        if (!a) return config_error(value.source(), "ignore must be an array of strings");
+        for (const auto& item : *a) {
+          auto s = item.value<std::string>();
+          if (!s) return config_error(item.source(), "ignore must be an array of strings");
+          source.ignore.push_back(*s);
+        }
+      } else if (f == "skip_cosmetic") {
+        auto b = value.value<bool>();
+        if (!b) return config_error(value.source(), "skip_cosmetic must be true or false");
+        source.skip_cosmetic = *b;
+      } else {
+        return config_error(value.source(),
+                            fmt::format("source '{}' has an unknown key '{}'", source.name, f));
+      }
+    }
+    if (source.url.empty())
+      return config_error(node.source(), fmt::format("source '{}' has no url", source.name));
+    config.sources.push_back(std::move(source));
+  }
+  std::sort(config.sources.begin(), config.sources.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  return config;
+}
+
+std::string format_config(const Config& config) {
+  std::ostringstream out;
+  out << "# feeddiff sources. Change them with `feeddiff add` and `feeddiff remove`, or edit "
+         "and commit.\n";
+  std::vector<const SourceConfig*> sorted;
+  for (const auto& s : config.sources) sorted.push_back(&s);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (const SourceConfig* s : sorted) {
+    out << "\n[sources." << key(s->name) << "]\n";
+    out << "url = " << quote(s->url) << "\n";
+    out << "every = " << quote(format_duration(s->every)) << "\n";
+    if (!s->ignore.empty()) {
+      out << "ignore = [";
+      for (std::size_t i = 0; i < s->ignore.size(); ++i)
+        out << (i ? ", " : "") << quote(s->ignore[i]);
+      out << "]\n";
+    }
+    if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
+  }
+  return out.str();
+}
+
+SplitUrl split_credentials(std::string_view url) {
+  SplitUrl out{std::string(url), ""};
+  auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return out;
+  std::size_t authority = scheme_end + 3;
+  std::size_t end = url.find_first_of("/?#", authority);
+  std::string_view host_part = url.substr(
+      authority, end == std::string_view::npos ? std::string_view::npos : end - authority);
+  auto at = host_part.rfind('@');
+  if (at == std::string_view::npos) return out;
+  out.credentials = std::string(host_part.substr(0, at));
+  out.url = std::string(url.substr(0, authority)) + std::string(url.substr(authority + at + 1));
+  return out;
+}
+
+std::string join_credentials(std::string_view url, std::string_view credentials) {
+  if (credentials.empty()) return std::string(url);
+  auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  return std::string(url.substr(0, scheme_end + 3)) + std::string(credentials) + "@" +
+         std::string(url.substr(scheme_end + 3));
+}
+
+}  // namespace feeddiff

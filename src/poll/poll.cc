@@ -1,0 +1,381 @@
+// The poll: choose what is due, fetch it all concurrently, settle each source as its
+// transfer completes (commit, state), and save the state.
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <map>
+
+#include "feeddiff/poll.h"
+#include "poll/schedule.h"
+
+namespace feeddiff {
+
+namespace {
+
+// Save the state every so many settled sources, so a killed poll loses little.
+constexpr std::size_t kSaveEvery = 64;
+// A permanent redirect is adopted after this many polls in a row saw it.
+constexpr int kAdoptRedirectAfter = 3;
+
+bool looks_like_json(std::string_view body) {
+  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
+  body = trim(body);
+  return !body.empty() && (body.front() == '{' || body.front() == '[');
+}
+
+// Header values go into commit messages one line each; Set-Cookie values are secrets.
+std::string recorded_value(const Header& h) {
+  const std::string name = to_lower(h.name);
+  if (name == "set-cookie" || name == "set-cookie2") return "[not recorded]";
+  std::string value = h.value;
+  if (name == "location" || name == "content-location") value = redact_url(value);
+  for (char& c : value)
+    if (c == '\r' || c == '\n') c = ' ';
+  return value;
+}
+
+// origin_date is Date − Age: when the origin made this response, by its own clock.
+std::optional<TimeMs> origin_date(const FetchResponse& r) {
+  const Header* date = r.header("date");
+  if (!date) return std::nullopt;
+  auto d = parse_http_date(date->value);
+  if (!d) return std::nullopt;
+  long long age = 0;
+  if (const Header* a = r.header("age")) {
+    auto v = trim(a->value);
+    if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      age = std::stoll(std::string(v.substr(0, 12)));
+  }
+  return *d - age * 1000;
+}
+
+std::string host_of(std::string_view url) {
+  auto start = url.find("://");
+  if (start == std::string_view::npos) return {};
+  start += 3;
+  auto end = url.find_first_of("/?#", start);
+  std::string_view authority = url.substr(start, end == std::string_view::npos ? end : end - start);
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+  return to_lower(authority);
+}
+
+// The target of the leading run of permanent redirects, or "".
+std::string permanent_target(const FetchResponse& r) {
+  std::string target;
+  for (const auto& hop : r.redirects) {
+    if (hop.status != 301 && hop.status != 308) break;
+    target = hop.target;
+  }
+  return target;
+}
+
+struct Job {
+  const SourceConfig* source;
+  std::string credentials;
+};
+
+class Poller {
+ public:
+  Poller(Archive& archive, Config config, State state, const PollOptions& options, TimeMs now)
+      : archive_(archive),
+        config_(std::move(config)),
+        state_(std::move(state)),
+        options_(options),
+        now_(now) {}
+
+  Result<PollReport> run(const std::vector<std::pair<std::string, std::string>>& credentials) {
+    std::map<std::string, std::string> secrets(credentials.begin(), credentials.end());
+    for (const auto& name : options_.names)
+      if (!config_.find(name))
+        return Error{Errc::not_found,
+                     fmt::format("no source named '{}' (see `feeddiff status`)", name)};
+
+    std::vector<FetchRequest> requests;
+    for (const auto& source : config_.sources) {
+      if (!options_.names.empty() && std::find(options_.names.begin(), options_.names.end(),
+                                               source.name) == options_.names.end())
+        continue;
+      SourceState& st = state_.sources[source.name];
+      SourceOutcome skipped;
+      skipped.name = source.name;
+      skipped.next_due = st.next_due;
+      if (st.disabled) {
+        skipped.outcome = Outcome::disabled;
+        skipped.message = st.disabled_reason;
+        report_.sources.push_back(skipped);
+        continue;
+      }
+      if (!options_.force && st.next_due > now_) {
+        skipped.outcome = Outcome::not_due;
+        report_.sources.push_back(skipped);
+        continue;
+      }
+      FetchRequest request = options_.limits;
+      request.url = join_credentials(source.url, secrets[source.name]);
+      request.if_none_match = st.etag;
+      request.if_modified_since = st.last_modified;
+      requests.push_back(std::move(request));
+      jobs_.push_back({&source, secrets[source.name]});
+    }
+
+    fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
+      SourceOutcome outcome = settle(jobs_[i], response);
+      if (options_.on_outcome) options_.on_outcome(outcome);
+      report_.sources.push_back(std::move(outcome));
+      if (++settled_ % kSaveEvery == 0) (void)save_state(archive_, state_);
+    });
+    if (!fatal_.message.empty()) return fatal_;
+    if (auto ok = save_state(archive_, state_); !ok) return ok.error();
+    // Report in config order, whatever order transfers finished in.
+    std::stable_sort(report_.sources.begin(), report_.sources.end(),
+                     [](const auto& a, const auto& b) { return a.name < b.name; });
+    return std::move(report_);
+  }
+
+ private:
+  SourceOutcome settle(const Job& job, const Result<FetchResponse>& response) {
+    const SourceConfig& source = *job.source;
+    SourceState& st = state_.sources[source.name];
+    SourceOutcome out;
+    out.name = source.name;
+    st.last_attempt = now_;
+    if (!response) return fail(source, st, out, response.error().message, 0, std::nullopt);
+    const FetchResponse& r = *response;
+    out.status = r.status;
+    st.last_status = r.status;
+    note_redirect(source, st, r, out);
+
+    if (r.status == 304) {
+      succeed(source, st, r);
+      if (const Header* h = r.header("etag")) st.etag = h->value;
+      if (const Header* h = r.header("last-modified")) st.last_modified = h->value;
+      out.outcome = Outcome::not_modified;
+      st.last_result = outcome_name(out.outcome);
+      out.message = "not modified (HTTP 304)";
+      out.next_due = st.next_due;
+      return out;
+    }
+    if (r.status == 410) {
+      st.disabled = true;
+      st.disabled_reason = "HTTP 410 Gone: disabled until `feeddiff enable " + source.name + "`";
+      st.last_result = outcome_name(Outcome::gone);
+      st.last_error = st.disabled_reason;
+      out.outcome = Outcome::gone;
+      out.message = st.disabled_reason;
+      return out;
+    }
+    if (r.status < 200 || r.status > 299) {
+      return fail(source, st, out, fmt::format("{}: HTTP {}", redact_url(r.final_url), r.status),
+                  r.status, schedule::retry_after(r, now_));
+    }
+    if (r.body.empty())
+      return fail(source, st, out,
+                  fmt::format("{}: empty body (HTTP {})", redact_url(r.final_url), r.status),
+                  r.status, std::nullopt);
+
+    auto committed = record(source, r);
+    if (!committed) {
+      // The archive refused the write: stop settling more sources into it.
+      if (fatal_.message.empty()) fatal_ = committed.error();
+      return fail(source, st, out, committed.error().message, r.status, std::nullopt);
+    }
+    succeed(source, st, r);
+    if (const Header* h = r.header("etag"))
+      st.etag = h->value;
+    else
+      st.etag.clear();
+    if (const Header* h = r.header("last-modified"))
+      st.last_modified = h->value;
+    else
+      st.last_modified.clear();
+    out.bytes = r.body.size();
+    if (committed->empty()) {
+      out.outcome = Outcome::unchanged;
+      out.message = fmt::format("unchanged ({} bytes, HTTP {})", r.body.size(), r.status);
+    } else {
+      out.outcome = first_version_ ? Outcome::added : Outcome::changed;
+      out.commit = *committed;
+      st.last_change = now_;
+      out.message =
+          fmt::format("{} ({} bytes, HTTP {})", outcome_name(out.outcome), r.body.size(), r.status);
+    }
+    st.last_result = outcome_name(out.outcome);
+    out.next_due = st.next_due;
+    if (auto adopted = adopt_redirect(source, st, job); !adopted.empty())
+      out.redirect_note = adopted;
+    return out;
+  }
+
+  void succeed(const SourceConfig& source, SourceState& st, const FetchResponse& r) {
+    st.last_success = now_;
+    st.consecutive_failures = 0;
+    st.last_error.clear();
+    st.next_due = now_ + std::max(source.every, schedule::freshness_hint(r));
+  }
+
+  SourceOutcome& fail(const SourceConfig& source, SourceState& st, SourceOutcome& out,
+                      std::string message, long status, std::optional<TimeMs> retry_after) {
+    st.consecutive_failures += 1;
+    st.last_error = message;
+    st.last_result = outcome_name(Outcome::failed);
+    TimeMs delay = schedule::backoff(source.every, st.consecutive_failures);
+    if (retry_after) delay = std::max(delay, *retry_after);
+    st.next_due = now_ + delay;
+    out.outcome = Outcome::failed;
+    out.status = status;
+    out.message = std::move(message);
+    out.next_due = st.next_due;
+    return out;
+  }
+
+  // Counts polls in a row that were sent on by the same permanent redirect.
+  void note_redirect(const SourceConfig&, SourceState& st, const FetchResponse& r,
+                     SourceOutcome& out) {
+    std::string target = permanent_target(r);
+    if (target.empty()) {
+      st.pending_redirect.clear();
+      st.pending_redirect_count = 0;
+      return;
+    }
+    if (target == st.pending_redirect) {
+      st.pending_redirect_count += 1;
+    } else {
+      st.pending_redirect = target;
+      st.pending_redirect_count = 1;
+    }
+    out.redirect_note =
+        fmt::format("permanent redirect to {} seen {} poll{} in a row", target,
+                    st.pending_redirect_count, st.pending_redirect_count == 1 ? "" : "s");
+  }
+
+  // After kAdoptRedirectAfter polls in a row, the source's URL becomes the target, in a
+  // commit of feeddiff.toml that says why.
+  std::string adopt_redirect(const SourceConfig& source, SourceState& st, const Job& job) {
+    if (st.pending_redirect.empty() || st.pending_redirect_count < kAdoptRedirectAfter) return {};
+    SourceConfig* mutable_source = config_.find(source.name);
+    const std::string old_url = mutable_source->url;
+    const std::string new_url = st.pending_redirect;
+    mutable_source->url = new_url;
+    CommitRequest request;
+    request.author_time = request.commit_time = now_;
+    request.message = fmt::format(
+        "{}: moved to {}\n\nSource: {}\nRedirect-Adopted: {} -> {}\nRedirect-Seen: {} polls in "
+        "a row\n",
+        source.name, new_url, source.name, old_url, new_url, st.pending_redirect_count);
+    request.files.push_back({"feeddiff.toml", format_config(config_)});
+    if (auto c = archive_.commit(request); !c) {
+      mutable_source->url = old_url;
+      return fmt::format("could not adopt the redirect: {}", c.error().message);
+    }
+    // Credentials follow the source only to the same host.
+    if (!job.credentials.empty() && host_of(new_url) != host_of(old_url))
+      (void)save_credentials(archive_, source.name, "");
+    st.pending_redirect.clear();
+    st.pending_redirect_count = 0;
+    return fmt::format("adopted permanent redirect: {} -> {}", old_url, new_url);
+  }
+
+  // One commit for the new body; "" when it is byte-identical to the stored one.
+  Result<std::string> record(const SourceConfig& source, const FetchResponse& r) {
+    const bool json = looks_like_json(r.body);
+    const std::string path = raw_path(source.name, json);
+    const std::string other = raw_path(source.name, !json);
+    auto previous = archive_.read_head(path);
+    if (!previous) return previous.error();
+    auto previous_other = archive_.read_head(other);
+    if (!previous_other) return previous_other.error();
+    first_version_ = !*previous && !*previous_other;
+
+    const TimeMs observed = now_;
+    const auto origin = origin_date(r);
+    std::string message =
+        fmt::format("{}: {} ({} bytes, HTTP {})\n\n", source.name,
+                    first_version_ ? "added" : "changed", r.body.size(), r.status);
+    message += fmt::format("Source: {}\n", source.name);
+    message += fmt::format("Observed-At: {}\n", format_iso8601_ms(observed));
+    if (origin) message += fmt::format("Origin-Date: {}\n", format_iso8601_ms(*origin));
+    message += fmt::format("Status: {}\n", r.status);
+    message += fmt::format("Final-URL: {}\n", redact_url(r.final_url));
+    for (const auto& hop : r.redirects)
+      message += fmt::format("Redirect: {} {}\n", hop.status, redact_url(hop.target));
+    for (const auto& h : r.headers)
+      message += fmt::format("Response-Header: {}: {}\n", h.name, recorded_value(h));
+
+    CommitRequest request;
+    request.message = std::move(message);
+    request.commit_time = observed;
+    request.author_time = origin.value_or(observed);
+    request.files.push_back({path, r.body});
+    if (*previous_other) request.files.push_back({other, std::nullopt});
+    auto committed = archive_.commit(request);
+    if (!committed) return committed.error();
+    return committed->value_or("");
+  }
+
+  Archive& archive_;
+  Config config_;
+  State state_;
+  const PollOptions& options_;
+  TimeMs now_;
+  std::vector<Job> jobs_;
+  PollReport report_;
+  std::size_t settled_ = 0;
+  bool first_version_ = false;
+  Error fatal_{Errc::internal, ""};
+};
+
+}  // namespace
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::added:
+      return "added";
+    case Outcome::changed:
+      return "changed";
+    case Outcome::unchanged:
+      return "unchanged";
+    case Outcome::not_modified:
+      return "not-modified";
+    case Outcome::failed:
+      return "failed";
+    case Outcome::gone:
+      return "gone";
+    case Outcome::not_due:
+      return "not-due";
+    case Outcome::disabled:
+      return "disabled";
+  }
+  return "unknown";
+}
+
+std::size_t PollReport::failures() const {
+  return static_cast<std::size_t>(std::count_if(sources.begin(), sources.end(), [](const auto& s) {
+    return s.outcome == Outcome::failed || s.outcome == Outcome::gone;
+  }));
+}
+
+std::string raw_path(const std::string& name, bool json) {
+  return "raw/" + name + (json ? "/response.json" : "/response.xml");
+}
+
+Result<Config> load_config(const Archive& archive) {
+  auto text = read_file(archive.work_dir() + "/feeddiff.toml");
+  if (!text) return text.error();
+  return parse_config(*text);
+}
+
+Result<PollReport> poll(Archive& archive, const PollOptions& options) {
+  auto lock = ArchiveLock::acquire(archive, options.wait_for_lock);
+  if (!lock) return lock.error();
+  auto config = load_config(archive);
+  if (!config) return config.error();
+  auto state = load_state(archive);
+  if (!state) return state.error();
+  auto credentials = load_credentials(archive);
+  if (!credentials) return credentials.error();
+  Poller poller(archive, std::move(*config), std::move(*state), options,
+                options.now ? options.now : now_ms());
+  return poller.run(*credentials);
+}
+
+}  // namespace feeddiff

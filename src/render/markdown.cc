@@ -1,0 +1,82 @@
+// The change page as markdown, laid out like the reference page: the field list, the
+// recorded headers table, the diff in a fence.
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "feeddiff/render.h"
+#include "render/page.h"
+
+namespace feeddiff {
+
+namespace {
+
+// Inline markdown: every ASCII punctuation a renderer might read as markup is escaped.
+std::string inline_text(std::string_view text) {
+  std::string safe = escape_terminal(text);
+  std::string out;
+  for (char ch : safe) {
+    if (std::string_view("\\`*_{}[]<>()#+-.!|~&").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// A fence longer than any run of backticks in the content, so content cannot close it.
+std::string fence_for(const page::ShownDiff& diff) {
+  std::size_t longest = 0;
+  for (const auto& line : diff.lines) {
+    std::size_t run = 0;
+    for (char ch : line.text) {
+      run = ch == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
+}  // namespace
+
+std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
+  std::string out = "# Change\n\n";
+  out += fmt::format("**{}**\n\n", c.commit_id.substr(0, 7));
+  out += fmt::format("`{}`", c.commit_id);
+  if (c.forge_url)
+    out += fmt::format(" · [commit on the forge](<{}>)", escape_terminal(*c.forge_url));
+  out += "\n\n";
+  out += fmt::format("## {}\n\n", inline_text(c.title));
+  out += fmt::format("{} {}\n\n", inline_text(c.path), c.path_status);
+  for (const auto& [label, value] : page::fields(c))
+    out += fmt::format("- **{}**: {}\n", label, inline_text(value));
+
+  out += "\n### Recorded headers\n\n";
+  bool first = true;
+  for (const auto& row : c.headers) {
+    out += fmt::format("| {} | {} |\n", row.name,
+                       row.value ? inline_text(*row.value) : std::string("null"));
+    if (first) out += "|---|---|\n";
+    first = false;
+  }
+
+  const page::ShownDiff diff = page::shown(c.diff, options);
+  out += fmt::format("\n### Diff ({})\n\n", c.diff_label);
+  if (c.diff.empty()) {
+    out += fmt::format("No difference in the {} body.\n", c.diff_label);
+  } else {
+    const std::string fence = fence_for(diff);
+    out += fence + "diff\n";
+    for (const auto& line : diff.lines) {
+      if (line.kind == '@') {
+        out += line.header + "\n";
+        continue;
+      }
+      out += fmt::format("{}{}{}\n", line.kind, escape_terminal(line.text), line.cut ? "…" : "");
+      if (line.no_newline) out += "\\ No newline at end of file\n";
+    }
+    out += fence + "\n";
+  }
+  if (auto f = page::footer(diff, options); !f.empty()) out += "\n" + f + "\n";
+  return out;
+}
+
+}  // namespace feeddiff

@@ -1,0 +1,78 @@
+#include "render/page.h"
+
+#include <fmt/format.h>
+
+#include "feeddiff/core.h"
+
+namespace feeddiff {
+
+const std::vector<std::string>& recorded_header_names() {
+  static const std::vector<std::string> names = {
+      "observed_at",      "origin_date",   "status", "final URL",     "etag",
+      "last-modified",    "date",          "age",    "cache-control", "cf-cache-status",
+      "content-encoding", "content-length"};
+  return names;
+}
+
+namespace page {
+
+std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {
+  return {
+      {"Source", c.source},
+      {"Lines added", fmt::format("+{}", c.diff.added)},
+      {"Lines removed", fmt::format("-{}", c.diff.removed)},
+      {"Stored bytes at this commit", with_thousands(c.stored_bytes)},
+      {"Timestamp", c.timestamp_kind},
+      {"Raw artifact at this commit", c.path},
+  };
+}
+
+std::string hunk_header(const Hunk& h) {
+  auto range = [](std::size_t start, std::size_t count) {
+    return count == 1 ? fmt::format("{}", start) : fmt::format("{},{}", start, count);
+  };
+  return fmt::format("@@ -{} +{} @@", range(h.old_start, h.old_count),
+                     range(h.new_start, h.new_count));
+}
+
+ShownDiff shown(const LineDiff& diff, const RenderOptions& options) {
+  ShownDiff out;
+  for (const Hunk& hunk : diff.hunks) {
+    out.total_lines += 1 + hunk.lines.size();
+    if (out.lines.size() < options.max_lines) {
+      ShownLine header;
+      header.kind = '@';
+      header.header = hunk_header(hunk);
+      out.lines.push_back(std::move(header));
+    }
+    for (const DiffLine& line : hunk.lines) {
+      if (out.lines.size() >= options.max_lines) break;
+      ShownLine shown_line;
+      shown_line.kind = static_cast<char>(line.kind);
+      shown_line.text = cut_chars(line.text, options.max_line_chars, &shown_line.cut);
+      shown_line.no_newline = line.no_newline;
+      if (shown_line.cut) ++out.cut_lines;
+      out.lines.push_back(shown_line);
+    }
+  }
+  return out;
+}
+
+std::string footer(const ShownDiff& diff, const RenderOptions& options) {
+  std::string out;
+  if (diff.total_lines > diff.lines.size())
+    out = fmt::format(
+        "Diff display stops at {} lines ({} in all). The line counts above are from the whole "
+        "diff.",
+        with_thousands(options.max_lines), with_thousands(diff.total_lines));
+  if (diff.cut_lines) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{} line{} shown {} cut at {} characters.", with_thousands(diff.cut_lines),
+                       diff.cut_lines == 1 ? "" : "s", diff.cut_lines == 1 ? "was" : "were",
+                       with_thousands(options.max_line_chars));
+  }
+  return out;
+}
+
+}  // namespace page
+}  // namespace feeddiff

@@ -1,0 +1,41 @@
+#pragma once
+// What every renderer shares: the field list and the diff cut to the display limits.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "feeddiff/render.h"
+
+namespace feeddiff::page {
+
+/// The field list of a change page, label and value, in the reference page's order.
+std::vector<std::pair<std::string, std::string>> fields(const ChangeView& change);
+
+/// One diff line as shown: its kind (' ', '+', '-', or '@' for a hunk header) and text,
+/// cut to the line limit.
+struct ShownLine {
+  char kind = ' ';          ///< ' ', '+', '-' or '@'
+  std::string_view text;    ///< the line (cut), unescaped
+  bool cut = false;         ///< the line was longer than the limit
+  std::string header;       ///< for '@': the whole `@@ -a,b +c,d @@` line
+  bool no_newline = false;  ///< the input's last line had no '\n'
+};
+
+/// The diff as shown within the limits, with the counts the footer needs.
+struct ShownDiff {
+  std::vector<ShownLine> lines;  ///< at most max_lines
+  std::size_t total_lines = 0;   ///< lines of the whole diff, hunk headers included
+  std::size_t cut_lines = 0;     ///< shown lines that were cut
+};
+
+/// Cuts the diff to the options' limits.
+ShownDiff shown(const LineDiff& diff, const RenderOptions& options);
+
+/// The footer sentence(s), or "" when nothing was held back.
+std::string footer(const ShownDiff& diff, const RenderOptions& options);
+
+/// `@@ -a,b +c,d @@`.
+std::string hunk_header(const Hunk& hunk);
+
+}  // namespace feeddiff::page

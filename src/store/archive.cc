@@ -1,0 +1,398 @@
+// The archive: a git repository whose branch gets one commit per recorded change.
+
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+#include <filesystem>
+
+#include "feeddiff/store.h"
+#include "store/git_handles.h"
+
+namespace feeddiff {
+
+namespace fs = std::filesystem;
+
+inline constexpr const char* kConfigFile = "feeddiff.toml";
+inline constexpr const char* kIdentityName = "feeddiff";
+inline constexpr const char* kIdentityEmail = "feeddiff@localhost";
+
+struct Archive::Impl {
+  git::RepositoryPtr repo;
+  std::string work_dir;
+  std::string git_dir;
+};
+
+namespace {
+
+std::string strip_slash(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+Result<git::CommitPtr> lookup_commit(git_repository* repo, std::string_view revision) {
+  git_object* obj = nullptr;
+  std::string rev(revision);
+  if (git_revparse_single(&obj, repo, rev.c_str()) != 0)
+    return Error{Errc::not_found, fmt::format("unknown commit '{}'", revision)};
+  git::ObjectPtr owned(obj);
+  git_object* peeled = nullptr;
+  if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) != 0)
+    return Error{Errc::not_found, fmt::format("'{}' names no commit", revision)};
+  return git::CommitPtr(reinterpret_cast<git_commit*>(peeled));
+}
+
+Result<std::optional<git::CommitPtr>> head_commit(git_repository* repo) {
+  git_reference* ref = nullptr;
+  int rc = git_repository_head(&ref, repo);
+  if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) return std::optional<git::CommitPtr>{};
+  if (rc != 0) return git::last_error("reading HEAD");
+  git::ReferencePtr owned(ref);
+  git_commit* commit = nullptr;
+  if (git_commit_lookup(&commit, repo, git_reference_target(ref)) != 0)
+    return git::last_error("reading the HEAD commit");
+  return std::optional<git::CommitPtr>(git::CommitPtr(commit));
+}
+
+// The trailer block is the last paragraph of the message when every line in it is
+// `Key: value` with a token key (letters, digits and '-'), as git reads trailers.
+std::vector<Trailer> parse_trailers(std::string_view message) {
+  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
+  auto start = message.rfind("\n\n");
+  if (start == std::string_view::npos) return {};
+  std::string_view block = message.substr(start + 2);
+  std::vector<Trailer> out;
+  while (!block.empty()) {
+    auto nl = block.find('\n');
+    std::string_view line = block.substr(0, nl);
+    block = nl == std::string_view::npos ? std::string_view() : block.substr(nl + 1);
+    auto colon = line.find(':');
+    if (colon == 0 || colon == std::string_view::npos) return {};
+    for (char c : line.substr(0, colon))
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return {};
+    out.push_back({std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1)))});
+  }
+  return out;
+}
+
+CommitInfo info_of(const git_commit* commit) {
+  CommitInfo info;
+  info.id = git::to_hex(*git_commit_id(commit));
+  const char* message = git_commit_message(commit);
+  info.message = message ? message : "";
+  info.title = info.message.substr(0, info.message.find('\n'));
+  info.trailers = parse_trailers(info.message);
+  info.author_time = static_cast<TimeMs>(git_commit_author(commit)->when.time) * 1000;
+  info.commit_time = static_cast<TimeMs>(git_commit_time(commit)) * 1000;
+  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
+    info.parents.push_back(git::to_hex(*git_commit_parent_id(commit, i)));
+  return info;
+}
+
+// The id of the tree entry at path (a blob or a subtree), or a zero id when absent.
+git_oid entry_id(const git_tree* tree, const std::string& path) {
+  git_oid zero{};
+  if (!tree) return zero;
+  if (path.empty()) return *git_tree_id(tree);
+  git_tree_entry* entry = nullptr;
+  if (git_tree_entry_bypath(&entry, tree, path.c_str()) != 0) return zero;
+  git_oid id = *git_tree_entry_id(entry);
+  git_tree_entry_free(entry);
+  return id;
+}
+
+Result<git::TreePtr> tree_of(const git_commit* commit) {
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, commit) != 0) return git::last_error("reading a commit's tree");
+  return git::TreePtr(tree);
+}
+
+}  // namespace
+
+const std::string* CommitInfo::trailer(std::string_view key) const {
+  for (const auto& t : trailers)
+    if (to_lower(t.key) == to_lower(key)) return &t.value;
+  return nullptr;
+}
+
+Archive::Archive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Archive::Archive(Archive&&) noexcept = default;
+Archive& Archive::operator=(Archive&&) noexcept = default;
+Archive::~Archive() = default;
+
+Result<Archive> Archive::init(const std::string& dir) {
+  git::ensure_initialized();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{Errc::io, fmt::format("cannot create {}: {}", dir, ec.message())};
+  if (fs::exists(fs::path(dir) / ".git"))
+    return Error{Errc::exists, fmt::format("{} already holds a git repository", dir)};
+  git_repository_init_options options = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  options.flags = GIT_REPOSITORY_INIT_MKPATH;
+  options.initial_head = "main";
+  git_repository* repo = nullptr;
+  if (git_repository_init_ext(&repo, dir.c_str(), &options) != 0)
+    return git::last_error(fmt::format("creating a git repository in {}", dir));
+  git_repository_free(repo);
+  auto archive = open_repository(dir);
+  if (!archive) return archive.error();
+  CommitRequest first;
+  first.message = "feeddiff: archive created\n";
+  first.author_time = first.commit_time = now_ms();
+  first.files.push_back(
+      {kConfigFile, std::string("# feeddiff sources. Change them with `feeddiff add` and "
+                                "`feeddiff remove`, or edit and commit.\n")});
+  if (auto c = archive->commit(first); !c) return c.error();
+  return std::move(*archive);
+}
+
+Result<Archive> Archive::open(const std::string& dir) {
+  auto archive = open_repository(dir);
+  if (!archive) return archive.error();
+  if (!fs::exists(fs::path(archive->work_dir()) / kConfigFile))
+    return Error{Errc::not_an_archive,
+                 fmt::format("{} is a git repository but no feeddiff archive (no {}; create one "
+                             "with `feeddiff init`)",
+                             archive->work_dir(), kConfigFile)};
+  return archive;
+}
+
+Result<Archive> Archive::open_repository(const std::string& dir) {
+  git::ensure_initialized();
+  if (!fs::is_directory(dir))
+    return Error{Errc::not_an_archive, fmt::format("{} is not a directory", dir)};
+  git_repository* repo = nullptr;
+  // Search upwards as git does, so `feeddiff` works from any directory inside an archive.
+  if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) != 0)
+    return Error{
+        Errc::not_an_archive,
+        fmt::format("{} is not a feeddiff archive (create one with `feeddiff init`)", dir)};
+  auto impl = std::make_unique<Impl>();
+  impl->repo.reset(repo);
+  const char* workdir = git_repository_workdir(repo);
+  if (!workdir)
+    return Error{Errc::not_an_archive, fmt::format("{} is a bare repository, not an archive", dir)};
+  impl->work_dir = strip_slash(workdir);
+  impl->git_dir = strip_slash(git_repository_path(repo));
+  return Archive(std::move(impl));
+}
+
+const std::string& Archive::work_dir() const {
+  return impl_->work_dir;
+}
+
+std::string Archive::private_dir() const {
+  std::string dir = impl_->git_dir + "/feeddiff";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return dir;
+}
+
+Result<std::optional<std::string>> Archive::commit(const CommitRequest& request) {
+  git_repository* repo = impl_->repo.get();
+  auto head = head_commit(repo);
+  if (!head) return head.error();
+  git::TreePtr base;
+  if (*head) {
+    auto tree = tree_of(head->value().get());
+    if (!tree) return tree.error();
+    base = std::move(*tree);
+  }
+
+  std::vector<git_tree_update> updates;
+  for (const auto& file : request.files) {
+    git_tree_update update{};
+    update.path = file.path.c_str();
+    if (file.content) {
+      update.action = GIT_TREE_UPDATE_UPSERT;
+      update.filemode = GIT_FILEMODE_BLOB;
+      if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
+                                      file.content->size()) != 0)
+        return git::last_error(fmt::format("storing {}", file.path));
+    } else {
+      const git_oid existing = entry_id(base.get(), file.path);
+      if (git_oid_is_zero(&existing) == 1) continue;
+      update.action = GIT_TREE_UPDATE_REMOVE;
+    }
+    updates.push_back(update);
+  }
+  git_oid tree_id{};
+  if (updates.empty()) {
+    if (!base) return std::optional<std::string>{};
+    tree_id = *git_tree_id(base.get());
+  } else if (base) {
+    if (git_tree_create_updated(&tree_id, repo, base.get(), updates.size(), updates.data()) != 0)
+      return git::last_error("writing the tree");
+  } else {
+    // The first commit: build from an empty tree.
+    git_treebuilder* builder = nullptr;
+    if (git_treebuilder_new(&builder, repo, nullptr) != 0)
+      return git::last_error("writing the tree");
+    git_oid empty{};
+    int rc = git_treebuilder_write(&empty, builder);
+    git_treebuilder_free(builder);
+    if (rc != 0) return git::last_error("writing the tree");
+    git_tree* empty_tree = nullptr;
+    if (git_tree_lookup(&empty_tree, repo, &empty) != 0) return git::last_error("writing the tree");
+    git::TreePtr owned(empty_tree);
+    if (git_tree_create_updated(&tree_id, repo, empty_tree, updates.size(), updates.data()) != 0)
+      return git::last_error("writing the tree");
+  }
+  if (base && git_oid_equal(&tree_id, git_tree_id(base.get()))) return std::optional<std::string>{};
+
+  git_tree* tree = nullptr;
+  if (git_tree_lookup(&tree, repo, &tree_id) != 0) return git::last_error("reading the new tree");
+  git::TreePtr tree_owned(tree);
+  git_signature *author = nullptr, *committer = nullptr;
+  if (git_signature_new(&author, kIdentityName, kIdentityEmail, request.author_time / 1000, 0) != 0)
+    return git::last_error("making the author");
+  git::SignaturePtr author_owned(author);
+  if (git_signature_new(&committer, kIdentityName, kIdentityEmail, request.commit_time / 1000, 0) !=
+      0)
+    return git::last_error("making the committer");
+  git::SignaturePtr committer_owned(committer);
+
+  const git_commit* parents[1] = {*head ? head->value().get() : nullptr};
+  git_oid commit_id{};
+  // Updating HEAD here writes the ref through a lock file and a rename, and fails if the
+  // branch moved since we read it: the branch never names a half-written commit.
+  if (git_commit_create(&commit_id, repo, "HEAD", author, committer, "UTF-8",
+                        request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
+    return git::last_error("writing the commit");
+
+  // Bring the index and work tree in step with the new commit, for the paths it touched.
+  std::vector<const char*> paths;
+  for (const auto& file : request.files) paths.push_back(file.path.c_str());
+  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
+  checkout.checkout_strategy =
+      GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_REMOVE_UNTRACKED;
+  checkout.paths.strings = const_cast<char**>(paths.data());
+  checkout.paths.count = paths.size();
+  if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
+  return std::optional<std::string>(git::to_hex(commit_id));
+}
+
+Result<CommitInfo> Archive::resolve(std::string_view revision) const {
+  auto commit = lookup_commit(impl_->repo.get(), revision);
+  if (!commit) return commit.error();
+  return info_of(commit->get());
+}
+
+Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
+                                                 std::string_view path) const {
+  auto commit = lookup_commit(impl_->repo.get(), commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  git_tree_entry* entry = nullptr;
+  std::string p(path);
+  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0)
+    return std::optional<std::string>{};
+  git::TreeEntryPtr owned(entry);
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<std::string>{};
+  git_blob* blob = nullptr;
+  if (git_blob_lookup(&blob, impl_->repo.get(), git_tree_entry_id(entry)) != 0)
+    return git::last_error(fmt::format("reading {}", path));
+  git::BlobPtr blob_owned(blob);
+  const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
+  return std::optional<std::string>(
+      std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+}
+
+Result<std::optional<std::string>> Archive::read_head(std::string_view path) const {
+  auto head = head_commit(impl_->repo.get());
+  if (!head) return head.error();
+  if (!*head) return std::optional<std::string>{};
+  return read(git::to_hex(*git_commit_id(head->value().get())), path);
+}
+
+Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) const {
+  git_repository* repo = impl_->repo.get();
+  auto commit = lookup_commit(repo, commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  git::TreePtr parent_tree;
+  if (git_commit_parentcount(commit->get()) > 0) {
+    git_commit* parent = nullptr;
+    if (git_commit_parent(&parent, commit->get(), 0) != 0)
+      return git::last_error("reading a parent");
+    git::CommitPtr parent_owned(parent);
+    auto t = tree_of(parent);
+    if (!t) return t.error();
+    parent_tree = std::move(*t);
+  }
+  git_diff* diff = nullptr;
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  if (git_diff_tree_to_tree(&diff, repo, parent_tree.get(), tree->get(), &options) != 0)
+    return git::last_error("comparing trees");
+  git::DiffPtr owned(diff);
+  std::vector<PathChange> out;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff, i);
+    PathChange change;
+    switch (delta->status) {
+      case GIT_DELTA_ADDED:
+        change = {delta->new_file.path, ChangeKind::added};
+        break;
+      case GIT_DELTA_DELETED:
+        change = {delta->old_file.path, ChangeKind::deleted};
+        break;
+      default:
+        change = {delta->new_file.path, ChangeKind::modified};
+    }
+    out.push_back(std::move(change));
+  }
+  return out;
+}
+
+Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
+                                             std::size_t limit) const {
+  git_repository* repo = impl_->repo.get();
+  std::vector<CommitInfo> out;
+  auto head = head_commit(repo);
+  if (!head) return head.error();
+  if (!*head) return out;
+  git_revwalk* walk = nullptr;
+  if (git_revwalk_new(&walk, repo) != 0) return git::last_error("walking history");
+  git::RevwalkPtr owned(walk);
+  git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
+  git_revwalk_push(walk, git_commit_id(head->value().get()));
+  std::string prefix(path_prefix);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  git_oid id;
+  while (git_revwalk_next(&id, walk) == 0) {
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+    git::CommitPtr commit(c);
+    if (!prefix.empty()) {
+      auto tree = tree_of(c);
+      if (!tree) return tree.error();
+      git::TreePtr parent_tree;
+      if (git_commit_parentcount(c) > 0) {
+        git_commit* parent = nullptr;
+        if (git_commit_parent(&parent, c, 0) != 0) return git::last_error("reading a parent");
+        git::CommitPtr parent_owned(parent);
+        auto t = tree_of(parent);
+        if (!t) return t.error();
+        parent_tree = std::move(*t);
+      }
+      git_oid now = entry_id(tree->get(), prefix);
+      git_oid before = entry_id(parent_tree.get(), prefix);
+      if (git_oid_equal(&now, &before)) continue;
+    }
+    out.push_back(info_of(c));
+    if (limit && out.size() >= limit) break;
+  }
+  return out;
+}
+
+std::optional<std::string> Archive::origin_url() const {
+  git_remote* remote = nullptr;
+  if (git_remote_lookup(&remote, impl_->repo.get(), "origin") != 0) return std::nullopt;
+  git::RemotePtr owned(remote);
+  const char* url = git_remote_url(remote);
+  if (!url) return std::nullopt;
+  return std::string(url);
+}
+
+}  // namespace feeddiff

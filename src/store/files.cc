@@ -1,0 +1,97 @@
+// Atomic file writes and the archive lock.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "feeddiff/store.h"
+
+namespace feeddiff {
+
+namespace {
+
+Error io_error(std::string_view what, const std::string& path) {
+  return Error{Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno))};
+}
+
+}  // namespace
+
+Status write_file_atomic(const std::string& path, std::string_view content) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("cannot create", tmp);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      auto e = io_error("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return e;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    auto e = io_error("cannot flush", tmp);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    auto e = io_error("cannot replace", path);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  return Ok{};
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error{Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno))};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result<ArchiveLock> ArchiveLock::acquire(const Archive& archive, bool wait) {
+  const std::string path = archive.private_dir() + "/lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("cannot open", path);
+  // flock, not a lock file: the kernel drops it when the holder dies, even by SIGKILL.
+  while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EINTR) continue;
+    ::close(fd);
+    if (errno == EWOULDBLOCK)
+      return Error{Errc::locked,
+                   "another feeddiff process is writing this archive (retry later, or pass "
+                   "--wait)"};
+    return io_error("cannot lock", path);
+  }
+  return ArchiveLock(fd);
+}
+
+ArchiveLock::ArchiveLock(ArchiveLock&& other) noexcept : fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+ArchiveLock& ArchiveLock::operator=(ArchiveLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+ArchiveLock::~ArchiveLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace feeddiff

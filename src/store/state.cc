@@ -1,0 +1,85 @@
+// .git/feeddiff/state.json: what poll remembers between runs. Not committed.
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "feeddiff/store.h"
+
+namespace feeddiff {
+
+namespace {
+
+constexpr int kStateVersion = 1;
+
+std::string state_path(const Archive& archive) {
+  return archive.private_dir() + "/state.json";
+}
+
+template <class T>
+void get_to(const nlohmann::json& j, const char* key, T& out) {
+  if (auto it = j.find(key); it != j.end() && !it->is_null()) it->get_to(out);
+}
+
+}  // namespace
+
+Result<State> load_state(const Archive& archive) {
+  const std::string path = state_path(archive);
+  State state;
+  if (!std::filesystem::exists(path)) return state;
+  auto text = read_file(path);
+  if (!text) return text.error();
+  try {
+    auto j = nlohmann::json::parse(*text);
+    for (const auto& [name, s] : j.at("sources").items()) {
+      SourceState& out = state.sources[name];
+      get_to(s, "etag", out.etag);
+      get_to(s, "last_modified", out.last_modified);
+      get_to(s, "last_attempt", out.last_attempt);
+      get_to(s, "last_success", out.last_success);
+      get_to(s, "last_change", out.last_change);
+      get_to(s, "last_result", out.last_result);
+      get_to(s, "last_error", out.last_error);
+      get_to(s, "last_status", out.last_status);
+      get_to(s, "consecutive_failures", out.consecutive_failures);
+      get_to(s, "next_due", out.next_due);
+      get_to(s, "pending_redirect", out.pending_redirect);
+      get_to(s, "pending_redirect_count", out.pending_redirect_count);
+      get_to(s, "disabled", out.disabled);
+      get_to(s, "disabled_reason", out.disabled_reason);
+    }
+  } catch (const std::exception& e) {
+    return Error{Errc::bad_config,
+                 fmt::format("{} is damaged ({}); move it away to start the poll state afresh",
+                             path, e.what())};
+  }
+  return state;
+}
+
+Status save_state(const Archive& archive, const State& state) {
+  nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : state.sources) {
+    sources[name] = {
+        {"etag", s.etag},
+        {"last_modified", s.last_modified},
+        {"last_attempt", s.last_attempt},
+        {"last_success", s.last_success},
+        {"last_change", s.last_change},
+        {"last_result", s.last_result},
+        {"last_error", s.last_error},
+        {"last_status", s.last_status},
+        {"consecutive_failures", s.consecutive_failures},
+        {"next_due", s.next_due},
+        {"pending_redirect", s.pending_redirect},
+        {"pending_redirect_count", s.pending_redirect_count},
+        {"disabled", s.disabled},
+        {"disabled_reason", s.disabled_reason},
+    };
+  }
+  nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
+  // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.
+  return write_file_atomic(state_path(archive),
+                           j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace feeddiff
