@@ -1,0 +1,54 @@
+#include <catch2/catch.hpp>
+
+#include "feeddiff/config.h"
+
+using namespace feeddiff;
+
+TEST_CASE("a config round-trips through its TOML text", "[config]") {
+  Config c;
+  c.sources.push_back({"zeta", "https://example.com/z.xml", 900'000, {"channel/ttl"}, true});
+  c.sources.push_back({"alpha.feed", "http://example.org/a?x=\"1\"", kDefaultInterval, {}, false});
+  const std::string text = format_config(c);
+  auto back = parse_config(text);
+  REQUIRE(back);
+  REQUIRE(back->sources.size() == 2);
+  CHECK(back->sources[0].name == "alpha.feed");  // sorted by name
+  CHECK(back->sources[0].url == "http://example.org/a?x=\"1\"");
+  CHECK(back->sources[0].every == kDefaultInterval);
+  CHECK(back->sources[1].every == 900'000);
+  CHECK(back->sources[1].ignore == std::vector<std::string>{"channel/ttl"});
+  CHECK(back->sources[1].skip_cosmetic);
+  CHECK(format_config(*back) == text);
+}
+
+TEST_CASE("a broken config names its line and the problem", "[config]") {
+  auto r = parse_config("[sources.a]\nurl = \"http://x/\"\nevery = \"soon\"\n");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == Errc::bad_config);
+  CHECK(r.error().message.find("line 3") != std::string::npos);
+
+  auto unknown = parse_config("[sources.a]\nurl = \"http://x/\"\ncolour = 1\n");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("unknown key 'colour'") != std::string::npos);
+
+  auto bad_name = parse_config("[sources.\"../x\"]\nurl = \"http://x/\"\n");
+  REQUIRE_FALSE(bad_name);
+  CHECK(bad_name.error().code == Errc::bad_config);
+
+  auto syntax = parse_config("[sources.a\n");
+  REQUIRE_FALSE(syntax);
+  CHECK(syntax.error().message.find("line 1") != std::string::npos);
+
+  auto too_often = parse_config("[sources.a]\nurl = \"http://x/\"\nevery = \"5s\"\n");
+  REQUIRE_FALSE(too_often);
+}
+
+TEST_CASE("credentials are split out of a URL and put back only for fetching", "[config]") {
+  auto s = split_credentials("https://me:s3cret@example.com:8443/feed?x=1");
+  CHECK(s.url == "https://example.com:8443/feed?x=1");
+  CHECK(s.credentials == "me:s3cret");
+  CHECK(join_credentials(s.url, s.credentials) == "https://me:s3cret@example.com:8443/feed?x=1");
+  auto plain = split_credentials("https://example.com/a@b");
+  CHECK(plain.url == "https://example.com/a@b");
+  CHECK(plain.credentials.empty());
+}

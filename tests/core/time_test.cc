@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "feeddiff/core.h"
+
+using namespace feeddiff;
+
+TEST_CASE("observed times are written in UTC with milliseconds and read back", "[core]") {
+  // 2026-10-01T05:54:04.027Z, computed independently: days from epoch * 86400 + seconds.
+  const TimeMs t = 1790834044027;
+  CHECK(format_iso8601_ms(t) == "2026-10-01T05:54:04.027Z");
+  CHECK(parse_iso8601("2026-10-01T05:54:04.027Z") == t);
+  CHECK(parse_iso8601("2026-10-01T05:54:04Z") == t - 27);
+  CHECK(format_iso8601_ms(0) == "1970-01-01T00:00:00.000Z");
+  CHECK_FALSE(parse_iso8601("2026-13-01T00:00:00Z"));
+  CHECK_FALSE(parse_iso8601("yesterday"));
+}
+
+TEST_CASE("HTTP dates parse in all three forms the RFC allows", "[core]") {
+  const auto expected = parse_iso8601("1994-11-06T08:49:37Z");
+  REQUIRE(expected);
+  CHECK(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT") == expected);
+  CHECK(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT") == expected);
+  CHECK(parse_http_date("Sun Nov  6 08:49:37 1994") == expected);
+  CHECK(format_http_date(*expected) == "Sun, 06 Nov 1994 08:49:37 GMT");
+  CHECK_FALSE(parse_http_date("06 Nov 1994"));
+  CHECK_FALSE(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"));
+  CHECK_FALSE(parse_http_date(""));
+}
+
+TEST_CASE("durations read the units people write and print back the same", "[core]") {
+  CHECK(*parse_duration("90s") == 90'000);
+  CHECK(*parse_duration("15m") == 900'000);
+  CHECK(*parse_duration("1h30m") == 5'400'000);
+  CHECK(*parse_duration("2d") == 172'800'000);
+  CHECK(*parse_duration("3600") == 3'600'000);
+  CHECK(format_duration(5'400'000) == "1h30m");
+  CHECK(format_duration(86'400'000) == "1d");
+  CHECK_FALSE(parse_duration("1x"));
+  CHECK_FALSE(parse_duration("h"));
+  CHECK_FALSE(parse_duration("1h30"));
+  CHECK_FALSE(parse_duration(""));
+}
+
+TEST_CASE("numbers get thousands separators", "[core]") {
+  CHECK(with_thousands(0) == "0");
+  CHECK(with_thousands(999) == "999");
+  CHECK(with_thousands(250073) == "250,073");
+  CHECK(with_thousands(1234567) == "1,234,567");
+}
+
+TEST_CASE("source names cannot escape the archive", "[core]") {
+  CHECK(check_source_name("pytorch-blog_feed.2"));
+  for (const char* bad :
+       {"", "../etc", "a/b", "a b", "..", ".hidden", "a..b", "x.lock", "-x", "a\\b", "a\nb", "ü"}) {
+    INFO(bad);
+    auto r = check_source_name(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == Errc::bad_name);
+  }
+  CHECK_FALSE(check_source_name(std::string(101, 'a')));
+}

@@ -1,0 +1,178 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "feeddiff/store.h"
+#include "support/process.h"
+
+using namespace feeddiff;
+using feeddiff::test::make_temp_dir;
+using feeddiff::test::run;
+using feeddiff::test::slurp;
+
+namespace {
+
+CommitRequest change(std::string path, std::optional<std::string> content, std::string title) {
+  CommitRequest r;
+  r.message = title + "\n\nSource: s\nObserved-At: 2026-10-01T05:54:04.027Z\nStatus: 200\n";
+  r.author_time = 1'790'830'982'000;
+  r.commit_time = 1'790'834'044'027;
+  r.files.push_back({std::move(path), std::move(content)});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a new archive is a git repository with feeddiff.toml committed", "[store]") {
+  const std::string dir = make_temp_dir("store-init");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  CHECK(std::filesystem::exists(dir + "/feeddiff.toml"));
+  auto git = run({"git", "-C", dir, "log", "--format=%s"});
+  CHECK(git.exit_code == 0);
+  CHECK(git.out == "feeddiff: archive created\n");
+  auto again = Archive::init(dir);
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == Errc::exists);
+}
+
+TEST_CASE("a directory without an archive is refused", "[store]") {
+  const std::string dir = make_temp_dir("store-none");
+  auto a = Archive::open(dir);
+  REQUIRE_FALSE(a);
+  CHECK(a.error().code == Errc::not_an_archive);
+  REQUIRE(run({"git", "init", "-q", dir}).exit_code == 0);
+  auto b = Archive::open(dir);
+  REQUIRE_FALSE(b);
+  CHECK(b.error().code == Errc::not_an_archive);
+  CHECK(b.error().message.find("feeddiff.toml") != std::string::npos);
+}
+
+TEST_CASE("a commit stores bytes exactly, sets both timestamps and keeps git status clean",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-commit");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  std::string body("<rss>\r\n\x01\xff\xfe</rss>", 18);
+  auto id = archive->commit(change("raw/s/response.xml", body, "s: added (18 bytes, HTTP 200)"));
+  REQUIRE(id);
+  REQUIRE(*id);
+  CHECK(slurp(dir + "/raw/s/response.xml") == body);
+  auto git_cat = run({"git", "-C", dir, "cat-file", "blob", "HEAD:raw/s/response.xml"});
+  CHECK(git_cat.out == body);
+  CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+  auto times = run({"git", "-C", dir, "log", "-1", "--format=%at %ct"});
+  CHECK(times.out == "1790830982 1790834044\n");
+
+  auto info = archive->resolve("HEAD");
+  REQUIRE(info);
+  CHECK(info->id == **id);
+  CHECK(info->title == "s: added (18 bytes, HTTP 200)");
+  REQUIRE(info->trailer("status"));
+  CHECK(*info->trailer("Status") == "200");
+  CHECK(info->parents.size() == 1);
+  auto trailers = run({"git", "-C", dir, "log", "-1", "--format=%(trailers:key=Status,valueonly)"});
+  CHECK(trailers.out.starts_with("200"));
+}
+
+TEST_CASE("identical bytes make no commit", "[store]") {
+  const std::string dir = make_temp_dir("store-same");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  REQUIRE(archive->commit(change("raw/s/response.xml", "v1", "first")));
+  auto again = archive->commit(change("raw/s/response.xml", "v1", "second"));
+  REQUIRE(again);
+  CHECK_FALSE(*again);
+  CHECK(run({"git", "-C", dir, "rev-list", "--count", "HEAD"}).out == "2\n");
+}
+
+TEST_CASE("history reads back: files at commits, changed paths, log by source", "[store]") {
+  const std::string dir = make_temp_dir("store-history");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  auto a1 = archive->commit(change("raw/a/response.xml", "a1", "a: added"));
+  auto b1 = archive->commit(change("raw/b/response.xml", "b1", "b: added"));
+  auto a2 = archive->commit(change("raw/a/response.xml", "a2", "a: changed"));
+  REQUIRE((a1 && b1 && a2));
+  CHECK(archive->read(**a1, "raw/a/response.xml")->value() == "a1");
+  CHECK(archive->read(**a2, "raw/a/response.xml")->value() == "a2");
+  CHECK_FALSE(archive->read(**a1, "raw/b/response.xml")->has_value());
+  CHECK(archive->read_head("raw/b/response.xml")->value() == "b1");
+
+  auto changes = archive->changes(**a2);
+  REQUIRE(changes);
+  REQUIRE(changes->size() == 1);
+  CHECK(changes->front().path == "raw/a/response.xml");
+  CHECK(changes->front().kind == ChangeKind::modified);
+  CHECK(archive->changes(**b1)->front().kind == ChangeKind::added);
+
+  auto log_a = archive->log("raw/a", 0);
+  REQUIRE(log_a);
+  REQUIRE(log_a->size() == 2);
+  CHECK(log_a->at(0).title == "a: changed");
+  CHECK(log_a->at(1).title == "a: added");
+  CHECK(archive->log("", 2)->size() == 2);
+  CHECK(archive->log("", 0)->size() == 4);
+
+  auto removed = archive->commit(change("raw/a/response.xml", std::nullopt, "a: removed"));
+  REQUIRE(removed);
+  CHECK(archive->changes(**removed)->front().kind == ChangeKind::deleted);
+  CHECK_FALSE(std::filesystem::exists(dir + "/raw/a/response.xml"));
+  CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
+
+  auto unknown = archive->resolve("deadbeef");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == Errc::not_found);
+}
+
+TEST_CASE("the state file round-trips and is replaced atomically", "[store]") {
+  const std::string dir = make_temp_dir("store-state");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  CHECK(load_state(*archive)->sources.empty());
+  State s;
+  s.sources["a"].etag = "W/\"abc\"";
+  s.sources["a"].next_due = 123;
+  s.sources["a"].disabled = true;
+  REQUIRE(save_state(*archive, s));
+  auto back = load_state(*archive);
+  REQUIRE(back);
+  CHECK(back->sources.at("a").etag == "W/\"abc\"");
+  CHECK(back->sources.at("a").next_due == 123);
+  CHECK(back->sources.at("a").disabled);
+  // Nothing under .git/feeddiff reaches git's view of the work tree.
+  CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
+  test::spit(archive->private_dir() + "/state.json", "{not json");
+  auto damaged = load_state(*archive);
+  REQUIRE_FALSE(damaged);
+  CHECK(damaged.error().code == Errc::bad_config);
+}
+
+TEST_CASE("a second writer is refused while the lock is held, and let in after", "[store]") {
+  const std::string dir = make_temp_dir("store-lock");
+  auto archive = Archive::init(dir);
+  REQUIRE(archive);
+  auto first = ArchiveLock::acquire(*archive, false);
+  REQUIRE(first);
+  // flock locks belong to open file descriptions, so a child process competes for real.
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    auto other = Archive::open(dir);
+    auto second = ArchiveLock::acquire(*other, false);
+    ::_exit(!second && second.error().code == Errc::locked ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WEXITSTATUS(status) == 0);
+  { auto released = std::move(*first); }
+  pid = ::fork();
+  if (pid == 0) {
+    auto other = Archive::open(dir);
+    ::_exit(ArchiveLock::acquire(*other, false) ? 0 : 1);
+  }
+  ::waitpid(pid, &status, 0);
+  CHECK(WEXITSTATUS(status) == 0);
+}
