@@ -67,8 +67,8 @@ struct PathChange {
 class Archive {
  public:
   /// Creates an archive in dir (made if missing): a git repository with an empty
-  /// feeddiff.toml committed. Errc::exists when dir already holds a repository.
-  static Result<Archive> init(const std::string& dir);
+  /// feeddiff.toml committed at `created`. Errc::exists when dir already holds a repository.
+  static Result<Archive> init(const std::string& dir, TimeMs created);
   /// Opens the archive at dir. Errc::not_an_archive when dir is no git repository with a
   /// feeddiff.toml at its top.
   static Result<Archive> open(const std::string& dir);

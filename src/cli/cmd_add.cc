@@ -44,8 +44,10 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   config->sources.push_back(source);
 
   if (auto ok = save_credentials(*archive, source.name, split.credentials); !ok) return ok.error();
+  auto now = current_time();
+  if (!now) return now.error();
   CommitRequest request;
-  request.author_time = request.commit_time = now_ms();
+  request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n", source.name,
                                 source.name, redact_url(source.url), format_duration(source.every));
   request.files.push_back({"feeddiff.toml", format_config(*config)});

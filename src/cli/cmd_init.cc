@@ -20,7 +20,9 @@ The archive is an ordinary git repository: back it up with `git push`, read it w
       app, [dir, &globals]() -> Result<int> {
         std::filesystem::path target(globals.dir);
         if (!dir->empty()) target /= *dir;
-        auto archive = Archive::init(target.string());
+        auto now = current_time();
+        if (!now) return now.error();
+        auto archive = Archive::init(target.string(), *now);
         if (!archive) return archive.error();
         write_out(fmt::format("Created an empty feeddiff archive in {}\n", archive->work_dir()));
         return 0;

@@ -21,8 +21,10 @@ Result<int> remove(const Globals& globals, const std::string& name) {
   if (!config->find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
   std::erase_if(config->sources, [&](const auto& s) { return s.name == name; });
 
+  auto now = current_time();
+  if (!now) return now.error();
   CommitRequest request;
-  request.author_time = request.commit_time = now_ms();
+  request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
   request.files.push_back({"feeddiff.toml", format_config(*config)});
   request.files.push_back({raw_path(name, false), std::nullopt});

@@ -119,7 +119,7 @@ Archive::Archive(Archive&&) noexcept = default;
 Archive& Archive::operator=(Archive&&) noexcept = default;
 Archive::~Archive() = default;
 
-Result<Archive> Archive::init(const std::string& dir) {
+Result<Archive> Archive::init(const std::string& dir, TimeMs created) {
   git::ensure_initialized();
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -137,7 +137,7 @@ Result<Archive> Archive::init(const std::string& dir) {
   if (!archive) return archive.error();
   CommitRequest first;
   first.message = "feeddiff: archive created\n";
-  first.author_time = first.commit_time = now_ms();
+  first.author_time = first.commit_time = created;
   first.files.push_back(
       {kConfigFile, std::string("# feeddiff sources. Change them with `feeddiff add` and "
                                 "`feeddiff remove`, or edit and commit.\n")});

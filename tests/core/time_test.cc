@@ -45,6 +45,8 @@ TEST_CASE("numbers get thousands separators", "[core]") {
   CHECK(with_thousands(0) == "0");
   CHECK(with_thousands(999) == "999");
   CHECK(with_thousands(250073) == "250,073");
+  CHECK(with_thousands(53758) == "53,758");
+  CHECK(with_thousands(1000) == "1,000");
   CHECK(with_thousands(1234567) == "1,234,567");
 }
 

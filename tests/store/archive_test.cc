@@ -27,13 +27,13 @@ CommitRequest change(std::string path, std::optional<std::string> content, std::
 
 TEST_CASE("a new archive is a git repository with feeddiff.toml committed", "[store]") {
   const std::string dir = make_temp_dir("store-init");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   CHECK(std::filesystem::exists(dir + "/feeddiff.toml"));
   auto git = run({"git", "-C", dir, "log", "--format=%s"});
   CHECK(git.exit_code == 0);
   CHECK(git.out == "feeddiff: archive created\n");
-  auto again = Archive::init(dir);
+  auto again = Archive::init(dir, now_ms());
   REQUIRE_FALSE(again);
   CHECK(again.error().code == Errc::exists);
 }
@@ -53,7 +53,7 @@ TEST_CASE("a directory without an archive is refused", "[store]") {
 TEST_CASE("a commit stores bytes exactly, sets both timestamps and keeps git status clean",
           "[store]") {
   const std::string dir = make_temp_dir("store-commit");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   std::string body("<rss>\r\n\x01\xff\xfe</rss>", 18);
   auto id = archive->commit(change("raw/s/response.xml", body, "s: added (18 bytes, HTTP 200)"));
@@ -80,7 +80,7 @@ TEST_CASE("a commit stores bytes exactly, sets both timestamps and keeps git sta
 
 TEST_CASE("identical bytes make no commit", "[store]") {
   const std::string dir = make_temp_dir("store-same");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   REQUIRE(archive->commit(change("raw/s/response.xml", "v1", "first")));
   auto again = archive->commit(change("raw/s/response.xml", "v1", "second"));
@@ -91,7 +91,7 @@ TEST_CASE("identical bytes make no commit", "[store]") {
 
 TEST_CASE("history reads back: files at commits, changed paths, log by source", "[store]") {
   const std::string dir = make_temp_dir("store-history");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   auto a1 = archive->commit(change("raw/a/response.xml", "a1", "a: added"));
   auto b1 = archive->commit(change("raw/b/response.xml", "b1", "b: added"));
@@ -130,7 +130,7 @@ TEST_CASE("history reads back: files at commits, changed paths, log by source", 
 
 TEST_CASE("the state file round-trips and is replaced atomically", "[store]") {
   const std::string dir = make_temp_dir("store-state");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   CHECK(load_state(*archive)->sources.empty());
   State s;
@@ -153,7 +153,7 @@ TEST_CASE("the state file round-trips and is replaced atomically", "[store]") {
 
 TEST_CASE("a second writer is refused while the lock is held, and let in after", "[store]") {
   const std::string dir = make_temp_dir("store-lock");
-  auto archive = Archive::init(dir);
+  auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   auto first = ArchiveLock::acquire(*archive, false);
   REQUIRE(first);
