@@ -23,24 +23,31 @@ struct RecordedRequest {
   std::optional<std::string> header(std::string_view name) const;
 };
 
-/// What to answer, and how to misbehave while answering.
+/// What to answer, and how to misbehave while answering. Every member has a default, so
+/// `Reply{.status = 304}` or `Reply{200, {{"ETag", "\"v1\""}}, "body"}` compile warning-free.
 struct Reply {
-  int status = 200;                                          ///< status code
-  std::vector<std::pair<std::string, std::string>> headers;  ///< sent as given
-  std::string body;                                          ///< sent after the headers
+  int status = 200;                                            ///< status code
+  std::vector<std::pair<std::string, std::string>> headers{};  ///< sent as given, in order
+  std::string body{};                                          ///< sent after the headers
   /// Content-Length to declare; default body.size(). Larger than the body: truncated reply.
-  std::optional<std::size_t> content_length;
+  /// Content-Length or Transfer-Encoding among `headers` replaces the server's own framing.
+  std::optional<std::size_t> content_length{};
   bool chunked = false;      ///< Transfer-Encoding: chunked instead of Content-Length
   int drip_ms_per_byte = 0;  ///< send the body one byte at a time, this far apart
   bool reset = false;        ///< send nothing and reset the connection (RST)
   bool silent = false;       ///< read the request, then say nothing until stopped
   bool close_early = false;  ///< send headers and part of the body, then close
+  int delay_ms = 0;          ///< wait this long before answering (cut short when stopped)
 };
 
-/// A server running on its own thread until destroyed.
+/// A server running on its own threads until destroyed: one listener, one thread per
+/// connection. Connections are kept alive (HTTP/1.1) unless the request or the reply says
+/// `Connection: close` or a fault ends them. HEAD gets the headers GET would get.
 class HttpServer {
  public:
-  /// Decides the reply to each request.
+  /// Decides the reply to each request. Calls are serialized (one at a time, whatever the
+  /// number of connections), so a handler may keep state without locking; it should return
+  /// quickly and use Reply::delay_ms to be slow.
   using Handler = std::function<Reply(const RecordedRequest&)>;
   /// Starts listening on 127.0.0.1 on a free port.
   explicit HttpServer(Handler handler);
@@ -57,6 +64,11 @@ class HttpServer {
   std::vector<RecordedRequest> requests() const;
   /// How many requests were received so far.
   std::size_t request_count() const;
+  /// How many connections were accepted so far.
+  std::size_t connection_count() const;
+  /// The most connections that were open at the same time. A connection counts from accept
+  /// until the server has seen the client close it (or closed it itself).
+  std::size_t max_concurrent_connections() const;
 
  private:
   struct Impl;
