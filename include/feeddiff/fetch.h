@@ -37,7 +37,8 @@ struct FetchRequest {
   long total_timeout_ms = 120'000;                     ///< for the whole transfer
   long low_speed_bytes_per_second = 16;  ///< slower than this for low_speed_seconds aborts
   long low_speed_seconds = 30;           ///< see low_speed_bytes_per_second
-  int max_redirects = 8;                 ///< redirects followed before giving up
+  /// Redirects followed before giving up; 0 follows none (the 3xx is the response).
+  int max_redirects = 8;
 };
 
 /// What the server said.
@@ -68,7 +69,9 @@ using FetchDone = std::function<void(std::size_t index, Result<FetchResponse> re
 
 /// Fetches every request concurrently within the options' limits. Errors are
 /// Errc::network (DNS, refused, reset, TLS), Errc::timeout, Errc::body (too large, truncated,
-/// undecodable), Errc::bad_url. Messages never contain credentials.
+/// undecodable), Errc::bad_url (also a redirect to a non-http(s) URL), Errc::http_status
+/// (too many redirects, or a redirect loop). Each message is one line: the URL, redacted,
+/// and the reason. Messages never contain credentials.
 void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& options,
                const FetchDone& on_done);
 

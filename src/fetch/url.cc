@@ -1,0 +1,193 @@
+#include <fmt/format.h>
+
+#include "feeddiff/core.h"
+#include "feeddiff/fetch.h"
+#include "fetch/internal.h"
+
+namespace feeddiff {
+
+namespace fetch_detail {
+
+bool ensure_curl_initialized() {
+  static const bool ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  return ok;
+}
+
+namespace {
+
+// A curl-allocated string, freed with curl_free.
+using CurlString = std::unique_ptr<char, decltype(&curl_free)>;
+
+std::string get_part(CURLU* url, CURLUPart part) {
+  char* raw = nullptr;
+  if (curl_url_get(url, part, &raw, 0) != CURLUE_OK || raw == nullptr) return {};
+  CurlString owned(raw, &curl_free);
+  return owned.get();
+}
+
+bool is_scheme_char(char c, bool first) {
+  bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  if (first) return alpha;
+  return alpha || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+// Where the authority starts: after "scheme://" or a leading "//"; npos when there is none.
+std::size_t authority_start(std::string_view url) {
+  if (url.starts_with("//")) return 2;
+  auto sep = url.find("://");
+  if (sep == std::string_view::npos || sep == 0) return std::string_view::npos;
+  for (std::size_t i = 0; i < sep; ++i)
+    if (!is_scheme_char(url[i], i == 0)) return std::string_view::npos;
+  return sep + 3;
+}
+
+// The userinfo of the URL ("user:password"), found textually; empty when there is none.
+// Works on URLs libcurl would refuse, which is when an error message most needs redacting.
+std::string_view userinfo(std::string_view url, std::size_t* at_out = nullptr) {
+  std::size_t start = authority_start(url);
+  if (start == std::string_view::npos) return {};
+  std::size_t end = url.find_first_of("/?#", start);
+  if (end == std::string_view::npos) end = url.size();
+  std::string_view authority = url.substr(start, end - start);
+  std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return {};
+  if (at_out) *at_out = start + at;
+  return authority.substr(0, at);
+}
+
+std::string percent_decode(std::string_view s) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string resolve_location(const std::string& base, const std::string& location) {
+  CurlUrlPtr url = make_url_handle();
+  if (!url || curl_url_set(url.get(), CURLUPART_URL, base.c_str(), 0) != CURLUE_OK ||
+      curl_url_set(url.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK)
+    return location;
+  std::string resolved = get_part(url.get(), CURLUPART_URL);
+  return resolved.empty() ? location : resolved;
+}
+
+std::string host_of(const std::string& url) {
+  CurlUrlPtr handle = make_url_handle();
+  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return {};
+  return get_part(handle.get(), CURLUPART_HOST);
+}
+
+std::vector<std::string> secrets_of(std::string_view url) {
+  std::vector<std::string> secrets;
+  std::string_view info = userinfo(url);
+  if (info.empty()) return secrets;
+  auto add = [&](std::string_view s) {
+    if (!s.empty()) {
+      secrets.emplace_back(s);
+      std::string decoded = percent_decode(s);
+      if (decoded != s) secrets.push_back(std::move(decoded));
+    }
+  };
+  add(info);
+  if (auto colon = info.find(':'); colon != std::string_view::npos) add(info.substr(colon + 1));
+  return secrets;
+}
+
+std::string scrub(std::string text, const std::vector<std::string>& secrets) {
+  for (const std::string& secret : secrets) {
+    if (secret.empty()) continue;
+    for (std::size_t at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + 3))
+      text.replace(at, secret.size(), "***");
+  }
+  return text;
+}
+
+}  // namespace fetch_detail
+
+using fetch_detail::CurlUrlPtr;
+
+std::string redact_url(std::string_view url) {
+  std::size_t at = std::string_view::npos;
+  fetch_detail::userinfo(url, &at);
+  if (at == std::string_view::npos) return std::string(url);
+  std::size_t start = fetch_detail::authority_start(url);
+  return std::string(url.substr(0, start)) + std::string(url.substr(at + 1));
+}
+
+Status check_url(std::string_view url) {
+  auto bad = [&](std::string_view why) {
+    return Error{Errc::bad_url, fmt::format("{}: {}", redact_url(url), why)};
+  };
+  if (trim(url).empty()) return Error{Errc::bad_url, "the URL is empty"};
+  for (char c : url)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return bad("the URL contains a space or a control character");
+  std::size_t sep = url.find("://");
+  if (sep == std::string_view::npos || fetch_detail::authority_start(url) != sep + 3) {
+    // "http:/x" and "https:x" are typos of absolute URLs; anything else is relative.
+    std::string lower = to_lower(url.substr(0, 6));
+    if (lower.starts_with("http:") || lower.starts_with("https:"))
+      return bad("malformed URL (expected '//' after the scheme)");
+    return bad("not an absolute URL (it must start with http:// or https://)");
+  }
+  std::string scheme = to_lower(url.substr(0, sep));
+  if (scheme != "http" && scheme != "https")
+    return bad(fmt::format("unsupported URL scheme '{}' (use http or https)", scheme));
+
+  // libcurl reads "http:///feed.xml" as host "feed.xml"; a browser would not.
+  const std::string_view rest = url.substr(sep + 3);
+  if (rest.empty() || rest.front() == '/' || rest.front() == '?' || rest.front() == '#')
+    return bad("the URL has no host");
+
+  CurlUrlPtr handle = fetch_detail::make_url_handle();
+  if (!handle) return Error{Errc::internal, "out of memory parsing a URL"};
+  const std::string text(url);
+  CURLUcode rc = curl_url_set(handle.get(), CURLUPART_URL, text.c_str(), 0);
+  switch (rc) {
+    case CURLUE_OK:
+      break;
+    case CURLUE_NO_HOST:
+      return bad("the URL has no host");
+    case CURLUE_BAD_PORT_NUMBER:
+      return bad("bad port number");
+    case CURLUE_BAD_HOSTNAME:
+    case CURLUE_BAD_IPV6:
+      return bad("bad host name");
+    case CURLUE_BAD_LOGIN:
+    case CURLUE_BAD_USER:
+    case CURLUE_BAD_PASSWORD:
+      return bad("bad user name or password in the URL");
+    default:
+      return bad(fmt::format("malformed URL ({})", curl_url_strerror(rc)));
+  }
+  if (fetch_detail::host_of(text).empty()) return bad("the URL has no host");
+  return Ok{};
+}
+
+std::string default_user_agent() {
+  return fmt::format("feeddiff/{} (+{})", version(), project_url());
+}
+
+const Header* FetchResponse::header(std::string_view name) const {
+  const std::string wanted = to_lower(name);
+  for (const Header& h : headers)
+    if (h.name.size() == wanted.size() && to_lower(h.name) == wanted) return &h;
+  return nullptr;
+}
+
+}  // namespace feeddiff
