@@ -1,7 +1,33 @@
 #pragma once
 // normalize: pure. Feed bytes in (RSS 0.9x/1.0/2.0, Atom 0.3/1.0, JSON Feed 1.x, in any
 // encoding their declaration, BOM or a charset hint names), a canonical, diff-friendly
-// document and the feed's item model out. Deterministic, locale independent, idempotent.
+// document and the feed's item model out. Deterministic, locale independent, idempotent:
+// normalize(normalize(x)->text)->text == normalize(x)->text.
+//
+// The canonical XML form:
+//  - first line `<?xml version="1.0" encoding="UTF-8"?>` (standalone kept when declared),
+//    then the DOCTYPE and top-level comments and PIs as they come, then the root element;
+//  - one element a line, two spaces of indent per level, LF line ends, no trailing spaces;
+//  - attributes sorted by name; every prefixed namespace is declared once, on the root
+//    element, under the conventional prefix of its URI (content, dc, atom, media, itunes, ...;
+//    an unknown URI keeps the prefix the document gave it, numbered when that is taken);
+//    default-namespace declarations (xmlns="...") stay where they are;
+//  - text trimmed and escaped (&amp; &lt; &gt;, control characters as &#xN;); an element with
+//    no content is written `<name/>`;
+//  - embedded HTML (RSS description, content:encoded, Atom text constructs of type html or
+//    xhtml, and any element holding both text and elements) is written one block per line:
+//    lines break before opening and after closing block tags (p, div, h1-h6, li, ul, ol, br,
+//    pre, blockquote, table rows, figure, img, ...) and at the text's own line ends, each line
+//    trimmed and indented one level deeper than its element. HTML held as text is written in
+//    one CDATA section (escaped instead when it holds "]]>"), so a one-word edit in a long
+//    post changes one line. Whitespace at line ends inside <pre> is not preserved;
+//  - volatile lines end with kVolatileMarker: the channel's lastBuildDate and generator, the
+//    RSS 1.0 channel dc:date, admin:generatorAgent, Atom feed-level updated/modified and
+//    generator, and comments left by page caches ("generated in 0.42 seconds", WP Super Cache,
+//    W3 Total Cache, ...). The marker is a comment, so the canonical text stays well-formed
+//    XML; normalize drops it when it reads it back.
+// JSON Feed (and any other JSON document) becomes JSON with sorted keys, 2-space indent, one
+// value a line, non-ASCII characters written as UTF-8.
 
 #include <cstddef>
 #include <string>
@@ -12,6 +38,9 @@
 
 namespace feeddiff {
 
+/// Appended to a canonical line whose change alone makes a change cosmetic.
+inline constexpr std::string_view kVolatileMarker = " <!-- feeddiff:volatile -->";
+
 /// A media file attached to an item (RSS enclosure, Atom link rel=enclosure, JSON attachment).
 struct Enclosure {
   std::string url;     ///< where the file is
@@ -19,51 +48,78 @@ struct Enclosure {
   std::string length;  ///< size in bytes as the feed says it, may be empty
 };
 
-/// One entry of a feed, whatever its format.
-struct Item {
-  std::string id;     ///< identity: guid / Atom id / JSON id, else link, else a hash of title+date
-  std::string title;  ///< plain text
-  std::string link;   ///< the item's page
-  std::string published;                ///< as written in the feed
-  std::string updated;                  ///< as written in the feed
-  std::vector<std::string> authors;     ///< names (or emails when no name)
-  std::vector<std::string> categories;  ///< terms
-  std::string summary;                  ///< description / summary
-  std::string content;                  ///< content:encoded / Atom content / content_html
-  std::vector<Enclosure> enclosures;    ///< media attached
+/// A named value of a channel or item, by canonical name.
+struct Field {
+  /// Canonical qualified name, e.g. "title", "lastBuildDate", "itunes:duration"; a nested
+  /// element is named by its path ("image/url"); a comment is named "comment".
+  std::string name;
+  /// Trimmed text content; for an element without text, its attributes as `name="value"`
+  /// pairs sorted and joined by spaces; for JSON, a string as is and other values as JSON.
+  std::string value;
+  bool volatile_ = false;  ///< changes on every rebuild (lastBuildDate, generator, ...)
 };
 
-/// A channel-level field (title, link, lastBuildDate, ...), by canonical name.
-struct Field {
-  std::string name;        ///< e.g. "title", "lastBuildDate", "updated"
-  std::string value;       ///< text content
-  bool volatile_ = false;  ///< changes on every rebuild (lastBuildDate, generator, ...)
+/// One entry of a feed, whatever its format.
+struct Item {
+  /// Identity: RSS guid / Atom id / JSON id, else RSS 1.0 rdf:about, else link, else
+  /// "sha1:" + hex SHA-1 of title "\n" date (published, else updated); when both are empty,
+  /// of summary, content and first enclosure URL with all whitespace left out.
+  std::string id;
+  std::string title;  ///< plain text (Atom type=html titles have tags stripped, entities decoded)
+  std::string link;   ///< the item's page
+  std::string published;                ///< as written in the feed (pubDate, dc:date, published)
+  std::string updated;                  ///< as written in the feed (atom updated, modified)
+  std::vector<std::string> authors;     ///< names (or emails when no name)
+  std::vector<std::string> categories;  ///< terms
+  std::string summary;                  ///< description / summary (HTML as written)
+  std::string content;                  ///< content:encoded / Atom content / content_html
+  std::vector<Enclosure> enclosures;    ///< media attached
+  std::vector<Field> extra;             ///< every other child element (or JSON key), in order
 };
 
 /// The feed as a model: its format, channel fields and items in feed order.
 struct Feed {
-  std::string format;          ///< "rss2.0", "rss1.0", "rss0.91", "atom1.0", "jsonfeed1.1", ...
-  std::vector<Field> channel;  ///< channel/feed-level fields
+  /// "rss2.0", "rss0.91", "rss0.92", "rss" (no version), "rss1.0", "rss0.90", "atom1.0",
+  /// "atom0.3", "jsonfeed1.0", "jsonfeed1.1"; "xml" or "json" for a well-formed document that
+  /// is no feed (it still gets a canonical form, and no items).
+  std::string format;
+  std::vector<Field> channel;  ///< channel/feed-level fields, in document order
   std::vector<Item> items;     ///< in feed order
 };
 
 /// A repair made to an ill-formed input, with where it was.
 struct Repair {
-  std::size_t line = 0;  ///< 1-based line of the original input
+  std::size_t line = 0;  ///< 1-based line of the original input (after decoding)
   std::string what;      ///< e.g. "replaced &nbsp; with U+00A0"
 };
 
 /// The canonical document and what was learned making it.
 struct Document {
   std::string text;             ///< canonical form: UTF-8, LF line ends, one element a line
-  std::string encoding;         ///< the encoding the input was decoded from
-  std::vector<Repair> repairs;  ///< what was repaired to parse it
+  std::string encoding;         ///< what the input was decoded from: "utf-8", "utf-16le", ...
+  std::vector<Repair> repairs;  ///< what was repaired to parse it (at most ~100, then a count)
   Feed feed;                    ///< the item model
 };
 
-/// Canonical, diff-friendly form of a feed document. Errc::bad_xml (with line, column and
-/// reason) when it cannot be parsed even after repairs; Errc::bad_encoding when the bytes
-/// cannot be decoded; Errc::unsupported when it is well-formed but no feed.
-Result<Document> normalize(std::string_view bytes);
+/// Canonical, diff-friendly form of a feed document.
+///
+/// `charset_hint` is the charset the transport named: a Content-Type value
+/// ("text/xml; charset=iso-8859-1") or a bare charset; empty for none. A BOM wins over it,
+/// and it wins over the XML declaration (RFC 7303). Legacy labels decode as browsers do
+/// (iso-8859-1 and us-ascii as windows-1252, gb2312/gbk as GB18030, euc-kr as CP949,
+/// shift_jis as CP932, big5 as Big5-HKSCS). Bytes invalid in their encoding become U+FFFD;
+/// an unknown encoding name is read as UTF-8; both are listed in repairs.
+///
+/// Repaired (each listed with its line): leading junk or whitespace or a BOM before the first
+/// tag, a second XML declaration, control characters XML forbids, HTML named entities
+/// (&nbsp;, &eacute;, ...), unknown entities and bare '&' or '<' (kept as text), character
+/// references to non-characters, junk after the root element, an input cut off inside its
+/// last end tag.
+///
+/// Errors: Errc::bad_xml "line L, column C: reason" (pugixml's reason, or the JSON parser's)
+/// when it still cannot be parsed; L and C (1-based, C counted in characters) point into the
+/// original input. Errc::unsupported for elements nested more than 1000 deep. Undecodable
+/// bytes are repaired, never an error.
+Result<Document> normalize(std::string_view bytes, std::string_view charset_hint = {});
 
 }  // namespace feeddiff

@@ -1,0 +1,94 @@
+#pragma once
+// Pieces of the normalizer shared between its files; not part of the contract.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "feeddiff/normalize.h"
+
+namespace feeddiff::normalize_detail {
+
+/// The code point an HTML 4 entity name stands for, 0 when it names none.
+std::uint32_t html_entity(std::string_view name);
+
+/// Appends the UTF-8 form of a code point (U+FFFD for one out of range).
+void append_utf8(std::string& out, std::uint32_t cp);
+
+/// Collects repairs with their line numbers, counting lines in `text` lazily.
+class RepairLog {
+ public:
+  static constexpr std::size_t kMaxListed = 100;
+  explicit RepairLog(std::vector<Repair>& out) : out_(out) {}
+  /// Records a repair at byte `offset` of `text` (the decoded input).
+  void add(std::string_view text, std::size_t offset, std::string what);
+  /// Records a repair at a known line.
+  void add_line(std::size_t line, std::string what);
+  /// Appends the "and N more" entry when some were not listed.
+  void finish();
+
+ private:
+  std::vector<Repair>& out_;
+  std::size_t counted_to_ = 0;
+  std::size_t line_ = 1;
+  std::size_t dropped_ = 0;
+};
+
+/// Decoded input: UTF-8 text and the name of what it was decoded from.
+struct Decoded {
+  std::string text;
+  std::string encoding;
+};
+
+/// Decodes bytes to valid UTF-8 (BOM, then the hint, then the declaration, else UTF-8).
+Decoded decode(std::string_view bytes, std::string_view charset_hint, RepairLog& log);
+
+/// Maps offsets in repaired text back to offsets in the decoded text.
+class OffsetMap {
+ public:
+  /// From `out` on, output offsets correspond to input offsets from `in` on.
+  void mark(std::size_t out, std::size_t in) { points_.emplace_back(out, in); }
+  std::size_t to_input(std::size_t out) const;
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> points_;
+};
+
+/// The XML text after the repairs that keep its meaning.
+struct Repaired {
+  std::string text;
+  OffsetMap map;
+};
+
+/// Repairs decoded XML text before parsing.
+Repaired repair_xml(std::string_view decoded, RepairLog& log);
+
+/// "line L, column C" of a byte offset (columns count code points, 1-based).
+std::string line_column(std::string_view text, std::size_t offset);
+
+/// Splits HTML into lines: before opening and after closing block tags, at line ends; each
+/// trimmed, empty ones dropped.
+void split_html(std::string_view html, std::vector<std::string_view>& lines);
+
+/// True for comments that page caches write and rewrite on every build.
+bool is_volatile_comment(std::string_view comment);
+
+/// Tags stripped, entities decoded, trimmed.
+std::string html_to_text(std::string_view html);
+
+/// Lower-case hex SHA-1.
+std::string sha1_hex(std::string_view data);
+
+/// Fills in item ids that the feed did not give.
+void assign_fallback_id(Item& item);
+
+/// Canonical JSON and, for a JSON Feed, its model. `decoded` is valid UTF-8.
+Result<Document> normalize_json(std::string_view decoded, Document doc);
+
+/// Canonical XML and its model. `decoded` is valid UTF-8.
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log);
+
+}  // namespace feeddiff::normalize_detail

@@ -1,0 +1,274 @@
+// Repairs that keep the document's meaning, made on the decoded text before parsing. Each
+// is logged with its line; offsets are mapped so parse errors point into the input.
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "normalize/internal.h"
+
+namespace feeddiff::normalize_detail {
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+constexpr bool is_control(unsigned char c) {
+  return c < 0x20 && c != '\t' && c != '\n' && c != '\r';
+}
+
+bool is_xml_char(std::uint32_t cp) {
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+         (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+std::string hex_code(std::uint32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  return buf;
+}
+
+// Bytes the main loop must look at; everything else is copied as is.
+constexpr std::array<bool, 256> make_special() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = is_control(static_cast<unsigned char>(c));
+  t['&'] = true;
+  t['<'] = true;
+  t[0xEF] = true;  // U+FFFE and U+FFFF start with EF BF
+  return t;
+}
+constexpr std::array<bool, 256> kSpecial = make_special();
+
+class Repairer {
+ public:
+  Repairer(std::string_view in, RepairLog& log) : in_(in), log_(log) {}
+
+  Repaired run() {
+    out_.text.reserve(in_.size() + 64);
+    std::size_t i = skip_leading();
+    first_tag_ = i;
+    const std::size_t n = in_.size();
+    while (i < n) {
+      std::size_t j = i;
+      while (j < n && !kSpecial[static_cast<unsigned char>(in_[j])]) ++j;
+      out_.text.append(in_.data() + i, j - i);
+      if (j >= n) break;
+      i = step(j);
+    }
+    close_last_tag();
+    return std::move(out_);
+  }
+
+ private:
+  void edit_done(std::size_t in_pos) { out_.map.mark(out_.text.size(), in_pos); }
+
+  // Whitespace, BOMs and junk before the first '<' go.
+  std::size_t skip_leading() {
+    const std::size_t lt = in_.find('<');
+    if (lt == std::string_view::npos || lt == 0) return lt == 0 ? 0 : 0;
+    const std::string_view prefix = in_.substr(0, lt);
+    bool junk = false, bom = false;
+    for (std::size_t k = 0; k < prefix.size(); ++k) {
+      if (prefix.substr(k).starts_with("\xEF\xBB\xBF")) {
+        bom = true;
+        k += 2;
+      } else if (!is_space(prefix[k])) {
+        junk = true;
+      }
+    }
+    if (junk)
+      log_.add(in_, 0, "removed " + std::to_string(lt) + " bytes of junk before the first tag");
+    else if (bom)
+      log_.add(in_, 0, "removed a byte order mark after leading whitespace");
+    else if (in_.substr(lt).starts_with("<?xml"))
+      log_.add(in_, 0, "removed whitespace before the XML declaration");
+    edit_done(lt);
+    return lt;
+  }
+
+  // An input that ends inside its last end tag ("...</rss") lost only the '>'.
+  void close_last_tag() {
+    std::string& t = out_.text;
+    std::size_t end = t.size();
+    while (end > 0 && is_space(t[end - 1])) --end;
+    std::size_t k = end;
+    while (k > 0 && (is_alpha(t[k - 1]) || is_digit(t[k - 1]) || t[k - 1] == ':' ||
+                     t[k - 1] == '_' || t[k - 1] == '-' || t[k - 1] == '.'))
+      --k;
+    if (k == end || k < 2 || t[k - 1] != '/' || t[k - 2] != '<') return;
+    log_.add(in_, in_.size(), "closed the last end tag, which the input cut short");
+    t.resize(end);
+    t += '>';
+  }
+
+  // Copies [a, b) without the control characters XML forbids.
+  void copy_clean(std::size_t a, std::size_t b) {
+    std::size_t from = a;
+    for (std::size_t k = a; k < b; ++k) {
+      if (!is_control(static_cast<unsigned char>(in_[k]))) continue;
+      out_.text.append(in_.data() + from, k - from);
+      log_.add(in_, k, "removed control character " + hex_code(static_cast<unsigned char>(in_[k])));
+      from = k + 1;
+      edit_done(from);
+    }
+    out_.text.append(in_.data() + from, b - from);
+  }
+
+  // Handles the special byte at j; returns where to go on.
+  std::size_t step(std::size_t j) {
+    const unsigned char c = static_cast<unsigned char>(in_[j]);
+    if (c == '<') return markup(j);
+    if (c == '&') return ampersand(j);
+    if (c == 0xEF) {
+      if (j + 2 < in_.size() && static_cast<unsigned char>(in_[j + 1]) == 0xBF &&
+          (static_cast<unsigned char>(in_[j + 2]) == 0xBE ||
+           static_cast<unsigned char>(in_[j + 2]) == 0xBF)) {
+        log_.add(in_, j, "removed a non-character (U+FFFE or U+FFFF)");
+        edit_done(j + 3);
+        return j + 3;
+      }
+      out_.text += in_[j];
+      return j + 1;
+    }
+    log_.add(in_, j, "removed control character " + hex_code(c));
+    edit_done(j + 1);
+    return j + 1;
+  }
+
+  std::size_t skip_to(std::size_t from, std::string_view end) {
+    const std::size_t e = in_.find(end, from);
+    return e == std::string_view::npos ? in_.size() : e + end.size();
+  }
+
+  std::size_t markup(std::size_t j) {
+    const std::string_view rest = in_.substr(j);
+    std::size_t end;
+    if (rest.starts_with("<!--")) {
+      end = skip_to(j + 4, "-->");
+    } else if (rest.starts_with("<![CDATA[")) {
+      end = skip_to(j + 9, "]]>");
+    } else if (rest.starts_with("<!")) {
+      // DOCTYPE and other declarations: to the '>' outside any internal subset.
+      int depth = 0;
+      end = in_.size();
+      for (std::size_t k = j + 2; k < in_.size(); ++k) {
+        const char ch = in_[k];
+        if (ch == '[')
+          ++depth;
+        else if (ch == ']')
+          --depth;
+        else if (ch == '>' && depth <= 0) {
+          end = k + 1;
+          break;
+        }
+      }
+    } else if (rest.starts_with("<?")) {
+      end = skip_to(j + 2, "?>");
+      std::size_t t = j + 2;
+      while (t < in_.size() && !is_space(in_[t]) && in_[t] != '?') ++t;
+      const std::string_view target = in_.substr(j + 2, t - j - 2);
+      const bool is_decl = target.size() == 3 && (target[0] | 0x20) == 'x' &&
+                           (target[1] | 0x20) == 'm' && (target[2] | 0x20) == 'l';
+      if (is_decl && j != first_tag_) {
+        log_.add(in_, j, "removed a second XML declaration");
+        edit_done(end);
+        return end;
+      }
+    } else if (rest.size() > 1 && (is_alpha(rest[1]) || rest[1] == '/' || rest[1] == '_' ||
+                                   rest[1] == ':' || static_cast<unsigned char>(rest[1]) >= 0x80)) {
+      out_.text += '<';
+      return j + 1;
+    } else {
+      log_.add(in_, j, "escaped a '<' that starts no tag");
+      out_.text += "&lt;";
+      edit_done(j + 1);
+      return j + 1;
+    }
+    copy_clean(j, end);
+    return end;
+  }
+
+  std::size_t ampersand(std::size_t j) {
+    const std::size_t n = in_.size();
+    std::size_t k = j + 1;
+    if (k < n && in_[k] == '#') {
+      ++k;
+      const bool hex = k < n && (in_[k] == 'x' || in_[k] == 'X');
+      if (hex) ++k;
+      const std::size_t digits = k;
+      std::uint64_t v = 0;
+      while (k < n && k - digits < 12) {
+        const char d = in_[k];
+        int digit = -1;
+        if (is_digit(d))
+          digit = d - '0';
+        else if (hex && d >= 'a' && d <= 'f')
+          digit = d - 'a' + 10;
+        else if (hex && d >= 'A' && d <= 'F')
+          digit = d - 'A' + 10;
+        if (digit < 0) break;
+        v = v * (hex ? 16 : 10) + static_cast<unsigned>(digit);
+        ++k;
+      }
+      if (k > digits && k < n && in_[k] == ';') {
+        if (v <= 0x10FFFF && is_xml_char(static_cast<std::uint32_t>(v))) {
+          out_.text.append(in_.data() + j, k + 1 - j);
+        } else {
+          log_.add(in_, j,
+                   "replaced the reference " + std::string(in_.substr(j, k + 1 - j)) +
+                       " to a character XML forbids with U+FFFD");
+          out_.text += "&#xFFFD;";
+          edit_done(k + 1);
+        }
+        return k + 1;
+      }
+    } else if (k < n && is_alpha(in_[k])) {
+      while (k < n && k - j <= 33 && (is_alpha(in_[k]) || is_digit(in_[k]))) ++k;
+      if (k < n && in_[k] == ';') {
+        const std::string_view name = in_.substr(j + 1, k - j - 1);
+        if (name == "amp" || name == "lt" || name == "gt" || name == "quot" || name == "apos") {
+          out_.text.append(in_.data() + j, k + 1 - j);
+          return k + 1;
+        }
+        if (const std::uint32_t cp = html_entity(name)) {
+          log_.add(in_, j, "replaced &" + std::string(name) + "; with " + hex_code(cp));
+          append_utf8(out_.text, cp);
+        } else {
+          log_.add(in_, j, "unknown entity &" + std::string(name) + "; kept as text");
+          out_.text += "&amp;";
+          out_.text.append(name);
+          out_.text += ';';
+        }
+        edit_done(k + 1);
+        return k + 1;
+      }
+    }
+    log_.add(in_, j, "escaped a '&' that starts no reference");
+    out_.text += "&amp;";
+    edit_done(j + 1);
+    return j + 1;
+  }
+
+  std::string_view in_;
+  RepairLog& log_;
+  Repaired out_;
+  std::size_t first_tag_ = 0;
+};
+
+}  // namespace
+
+Repaired repair_xml(std::string_view decoded, RepairLog& log) {
+  return Repairer(decoded, log).run();
+}
+
+}  // namespace feeddiff::normalize_detail

@@ -1,0 +1,350 @@
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "normalize/internal.h"
+
+namespace feeddiff::normalize_detail {
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+void RepairLog::add(std::string_view text, std::size_t offset, std::string what) {
+  offset = std::min(offset, text.size());
+  if (offset < counted_to_) {  // out of order: count from the start
+    counted_to_ = 0;
+    line_ = 1;
+  }
+  line_ += static_cast<std::size_t>(
+      std::count(text.begin() + static_cast<std::ptrdiff_t>(counted_to_),
+                 text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  counted_to_ = offset;
+  add_line(line_, std::move(what));
+}
+
+void RepairLog::add_line(std::size_t line, std::string what) {
+  if (out_.size() >= kMaxListed) {
+    ++dropped_;
+    return;
+  }
+  out_.push_back(Repair{line, std::move(what)});
+}
+
+void RepairLog::finish() {
+  if (dropped_ == 0) return;
+  out_.push_back(Repair{0, "and " + std::to_string(dropped_) + " more repairs"});
+  dropped_ = 0;
+}
+
+std::size_t OffsetMap::to_input(std::size_t out) const {
+  auto it = std::upper_bound(points_.begin(), points_.end(), out,
+                             [](std::size_t o, const auto& p) { return o < p.first; });
+  if (it == points_.begin()) return out;
+  --it;
+  return it->second + (out - it->first);
+}
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else if (c == '\r') {
+      if (i + 1 < text.size() && text[i + 1] == '\n') continue;
+      ++line;
+      column = 1;
+    } else if ((c & 0xC0) != 0x80) {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::string_view trim_ws(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+enum BlockKind { kNotBlock = 0, kBlock = 1, kBreakAfter = 2, kStandalone = 3 };
+
+// kBlock: break before the opening tag, after the closing one. kBreakAfter (br): after the
+// tag. kStandalone (img, hr): before and after.
+BlockKind block_kind(std::string_view name) {
+  static constexpr std::string_view kBlocks[] = {
+      "address", "article", "aside",  "audio",   "blockquote", "caption",    "center", "dd",
+      "details", "div",     "dl",     "dt",      "fieldset",   "figcaption", "figure", "footer",
+      "form",    "h1",      "h2",     "h3",      "h4",         "h5",         "h6",     "header",
+      "hgroup",  "iframe",  "li",     "main",    "nav",        "noscript",   "ol",     "p",
+      "picture", "pre",     "script", "section", "style",      "summary",    "table",  "tbody",
+      "td",      "tfoot",   "th",     "thead",   "tr",         "ul",         "video"};
+  if (name.empty() || name.size() > 10) return kNotBlock;
+  char buf[12];
+  for (std::size_t i = 0; i < name.size(); ++i) buf[i] = lower(name[i]);
+  const std::string_view n(buf, name.size());
+  if (n == "br") return kBreakAfter;
+  if (n == "img" || n == "hr") return kStandalone;
+  for (std::string_view b : kBlocks)
+    if (b == n) return kBlock;
+  return kNotBlock;
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+}  // namespace
+
+void split_html(std::string_view html, std::vector<std::string_view>& lines) {
+  std::size_t start = 0;
+  auto emit = [&](std::size_t end) {
+    if (end > start) {
+      std::string_view piece = trim_ws(html.substr(start, end - start));
+      if (!piece.empty()) lines.push_back(piece);
+    }
+    start = end;
+  };
+  const std::size_t n = html.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = html[i];
+    if (c == '\n') {
+      emit(i);
+      start = i + 1;
+      ++i;
+      continue;
+    }
+    if (c != '<') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    const bool closing = j < n && html[j] == '/';
+    if (closing) ++j;
+    const std::size_t name_start = j;
+    while (j < n && is_name_char(html[j])) ++j;
+    const BlockKind kind = block_kind(html.substr(name_start, j - name_start));
+    if (kind == kNotBlock || (j < n && html[j] != '>' && html[j] != '/' && !is_space(html[j]))) {
+      ++i;
+      continue;
+    }
+    const std::size_t gt = html.find('>', j);
+    const std::size_t tag_end = gt == std::string_view::npos ? n : gt + 1;
+    if (!closing && (kind == kBlock || kind == kStandalone)) emit(i);
+    if (closing || kind == kBreakAfter || kind == kStandalone) {
+      emit(tag_end);
+    }
+    i = tag_end;
+  }
+  emit(n);
+}
+
+bool is_volatile_comment(std::string_view comment) {
+  static constexpr std::string_view kPatterns[] = {
+      "generated in",   "wp super cache",     "wp-super-cache",  "w3 total cache",
+      "served from:",   "page caching using", "object caching",  "database caching",
+      "minified using", "cached page",        "litespeed cache", "wp fastest cache",
+      "wp rocket",      "hummingbird",        "cache enabler",   "generated by wp-super-cache",
+      "queries in",     "dynamic page",       "page generated",  "this page was cached",
+      "cached on",      "served in",          "processing time", "rendered in"};
+  if (comment.size() > 2000) return false;
+  std::string low(comment.size(), ' ');
+  std::transform(comment.begin(), comment.end(), low.begin(), lower);
+  for (std::string_view p : kPatterns)
+    if (low.find(p) != std::string::npos) return true;
+  return false;
+}
+
+std::string html_to_text(std::string_view html) {
+  std::string out;
+  out.reserve(html.size());
+  for (std::size_t i = 0; i < html.size();) {
+    const char c = html[i];
+    if (c == '<') {
+      const std::size_t gt = html.find('>', i);
+      if (gt == std::string_view::npos) {
+        out.append(html.substr(i));
+        break;
+      }
+      // A block boundary reads as a space, so that breaking lines there changes nothing.
+      std::size_t k = i + 1;
+      if (k < gt && html[k] == '/') ++k;
+      std::size_t e = k;
+      while (e < gt && is_name_char(html[e])) ++e;
+      if (block_kind(html.substr(k, e - k)) != kNotBlock) out += ' ';
+      i = gt + 1;
+      continue;
+    }
+    if (c == '&') {
+      const std::size_t semi = html.find(';', i);
+      if (semi != std::string_view::npos && semi - i <= 32) {
+        const std::string_view name = html.substr(i + 1, semi - i - 1);
+        std::uint32_t cp = 0;
+        if (name.size() > 1 && name[0] == '#') {
+          const bool hex = name[1] == 'x' || name[1] == 'X';
+          std::uint32_t v = 0;
+          bool ok = name.size() > (hex ? 2u : 1u);
+          for (std::size_t k = hex ? 2 : 1; ok && k < name.size(); ++k) {
+            const char d = name[k];
+            int digit = -1;
+            if (d >= '0' && d <= '9')
+              digit = d - '0';
+            else if (hex && d >= 'a' && d <= 'f')
+              digit = d - 'a' + 10;
+            else if (hex && d >= 'A' && d <= 'F')
+              digit = d - 'A' + 10;
+            if (digit < 0 || v > 0x10FFFF)
+              ok = false;
+            else
+              v = v * (hex ? 16 : 10) + static_cast<std::uint32_t>(digit);
+          }
+          if (ok && v != 0) cp = v;
+        } else if (name == "amp") {
+          cp = '&';
+        } else if (name == "lt") {
+          cp = '<';
+        } else if (name == "gt") {
+          cp = '>';
+        } else if (name == "quot") {
+          cp = '"';
+        } else if (name == "apos") {
+          cp = '\'';
+        } else {
+          cp = html_entity(name);
+        }
+        if (cp != 0) {
+          append_utf8(out, cp);
+          i = semi + 1;
+          continue;
+        }
+      }
+    }
+    out += c;
+    ++i;
+  }
+  // Whitespace runs read as one space.
+  std::string text;
+  text.reserve(out.size());
+  bool space = false;
+  for (char ch : out) {
+    if (is_space(ch)) {
+      space = true;
+      continue;
+    }
+    if (space && !text.empty()) text += ' ';
+    space = false;
+    text += ch;
+  }
+  return text;
+}
+
+namespace {
+
+std::uint32_t rotl(std::uint32_t x, int n) {
+  return (x << n) | (x >> (32 - n));
+}
+
+}  // namespace
+
+std::string sha1_hex(std::string_view data) {
+  std::uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
+  std::string msg(data);
+  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  msg += static_cast<char>(0x80);
+  while (msg.size() % 64 != 56) msg += '\0';
+  for (int i = 7; i >= 0; --i) msg += static_cast<char>((bits >> (i * 8)) & 0xFF);
+  std::uint32_t w[80];
+  for (std::size_t chunk = 0; chunk < msg.size(); chunk += 64) {
+    for (int i = 0; i < 16; ++i) {
+      const auto* p = reinterpret_cast<const unsigned char*>(msg.data() + chunk + 4 * i);
+      w[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+             (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+    }
+    for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+    for (int i = 0; i < 80; ++i) {
+      std::uint32_t f, k;
+      if (i < 20) {
+        f = (b & c) | (~b & d);
+        k = 0x5A827999;
+      } else if (i < 40) {
+        f = b ^ c ^ d;
+        k = 0x6ED9EBA1;
+      } else if (i < 60) {
+        f = (b & c) | (b & d) | (c & d);
+        k = 0x8F1BBCDC;
+      } else {
+        f = b ^ c ^ d;
+        k = 0xCA62C1D6;
+      }
+      const std::uint32_t t = rotl(a, 5) + f + e + k + w[i];
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = t;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint32_t v : h)
+    for (int i = 7; i >= 0; --i) out += kHex[(v >> (i * 4)) & 0xF];
+  return out;
+}
+
+void assign_fallback_id(Item& item) {
+  if (!item.id.empty()) return;
+  if (!item.link.empty()) {
+    item.id = item.link;
+    return;
+  }
+  const std::string& date = item.published.empty() ? item.updated : item.published;
+  if (!item.title.empty() || !date.empty()) {
+    item.id = "sha1:" + sha1_hex(item.title + "\n" + date);
+    return;
+  }
+  // Whitespace is left out: the canonical form re-breaks HTML lines.
+  std::string basis = item.summary + item.content;
+  if (!item.enclosures.empty()) basis += item.enclosures[0].url;
+  std::erase_if(basis, is_space);
+  item.id = "sha1:" + sha1_hex(basis);
+}
+
+}  // namespace feeddiff::normalize_detail

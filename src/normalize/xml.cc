@@ -1,0 +1,971 @@
+// Canonical XML and the item model, from a parsed pugixml tree.
+
+#include <algorithm>
+#include <pugixml.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "normalize/internal.h"
+
+namespace feeddiff::normalize_detail {
+namespace {
+
+constexpr std::string_view kAtom10 = "http://www.w3.org/2005/Atom";
+constexpr std::string_view kAtom03 = "http://purl.org/atom/ns#";
+constexpr std::string_view kRss10 = "http://purl.org/rss/1.0/";
+constexpr std::string_view kRss090 = "http://my.netscape.com/rdf/simple/0.9/";
+constexpr std::string_view kRdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+constexpr std::string_view kDc = "http://purl.org/dc/elements/1.1/";
+constexpr std::string_view kDcTerms = "http://purl.org/dc/terms/";
+constexpr std::string_view kContent = "http://purl.org/rss/1.0/modules/content/";
+constexpr std::string_view kAdmin = "http://webns.net/mvcb/";
+constexpr std::string_view kMarkerText = "feeddiff:volatile";
+constexpr int kMaxDepth = 1000;
+
+struct KnownNamespace {
+  std::string_view uri;
+  std::string_view prefix;
+};
+
+// The conventional prefix of well-known namespace URIs.
+constexpr KnownNamespace kKnown[] = {
+    {"http://purl.org/rss/1.0/modules/content/", "content"},
+    {"http://purl.org/dc/elements/1.1/", "dc"},
+    {"http://purl.org/dc/terms/", "dcterms"},
+    {"http://www.w3.org/2005/Atom", "atom"},
+    {"http://purl.org/atom/ns#", "atom"},
+    {"http://search.yahoo.com/mrss/", "media"},
+    {"http://search.yahoo.com/mrss", "media"},
+    {"http://www.rssboard.org/media-rss", "media"},
+    {"http://www.itunes.com/dtds/podcast-1.0.dtd", "itunes"},
+    {"http://www.itunes.com/DTDs/Podcast-1.0.dtd", "itunes"},
+    {"http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdf"},
+    {"http://www.w3.org/2000/01/rdf-schema#", "rdfs"},
+    {"http://purl.org/rss/1.0/modules/syndication/", "sy"},
+    {"http://purl.org/rss/1.0/modules/slash/", "slash"},
+    {"http://wellformedweb.org/CommentAPI/", "wfw"},
+    {"http://www.georss.org/georss", "georss"},
+    {"http://www.georss.org/georss/10", "georss"},
+    {"http://www.w3.org/2003/01/geo/wgs84_pos#", "geo"},
+    {"http://www.opengis.net/gml", "gml"},
+    {"https://podcastindex.org/namespace/1.0", "podcast"},
+    {"http://podcastindex.org/namespace/1.0", "podcast"},
+    {"https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", "podcast"},
+    {"http://www.google.com/schemas/play-podcasts/1.0", "googleplay"},
+    {"https://www.google.com/schemas/play-podcasts/1.0", "googleplay"},
+    {"http://backend.userland.com/creativeCommonsRssModule", "creativeCommons"},
+    {"http://creativecommons.org/ns#", "cc"},
+    {"http://web.resource.org/cc/", "cc"},
+    {"http://webns.net/mvcb/", "admin"},
+    {"http://purl.org/rss/1.0/modules/admin/", "admin"},
+    {"http://www.w3.org/1999/xhtml", "xhtml"},
+    {"http://madskills.com/public/xml/rss/module/trackback/", "trackback"},
+    {"http://purl.org/rss/1.0/modules/trackback/", "trackback"},
+    {"http://purl.org/rss/1.0/modules/taxonomy/", "taxo"},
+    {"http://purl.org/rss/1.0/modules/annotate/", "annotate"},
+    {"http://purl.org/rss/1.0/modules/image/", "image"},
+    {"http://purl.org/rss/1.0/modules/event/", "ev"},
+    {"http://purl.org/rss/1.0/modules/aggregation/", "ag"},
+    {"http://purl.org/rss/1.0/modules/company/", "company"},
+    {"http://purl.org/rss/1.0/modules/reference/", "ref"},
+    {"http://purl.org/rss/1.0/modules/richequiv/", "reqv"},
+    {"http://purl.org/rss/1.0/modules/servicestatus/", "ss"},
+    {"http://purl.org/rss/1.0/modules/link/", "l"},
+    {"http://purl.org/rss/1.0/", "rss"},
+    {"http://my.netscape.com/rdf/simple/0.9/", "rss090"},
+    {"http://rssnamespace.org/feedburner/ext/1.0", "feedburner"},
+    {"http://purl.org/syndication/thread/1.0", "thr"},
+    {"http://purl.org/syndication/history/1.0", "fh"},
+    {"http://a9.com/-/spec/opensearch/1.1/", "opensearch"},
+    {"http://a9.com/-/spec/opensearchrss/1.0/", "opensearch"},
+    {"http://schemas.google.com/g/2005", "gd"},
+    {"http://www.blogger.com/atom/ns#", "blogger"},
+    {"http://www.youtube.com/xml/schemas/2015", "yt"},
+    {"http://xmlns.com/foaf/0.1/", "foaf"},
+    {"http://www.w3.org/2000/svg", "svg"},
+    {"http://www.w3.org/1998/Math/MathML", "mathml"},
+    {"http://www.w3.org/1999/XSL/Transform", "xsl"},
+    {"http://www.w3.org/2001/XMLSchema-instance", "xsi"},
+};
+
+std::string_view known_prefix(std::string_view uri) {
+  for (const auto& k : kKnown)
+    if (k.uri == uri) return k.prefix;
+  return {};
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::string_view trim_ws(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool all_space(std::string_view s) {
+  for (char c : s)
+    if (!is_space(c)) return false;
+  return true;
+}
+
+std::string_view sv(const pugi::char_t* s) {
+  return std::string_view(s);
+}
+
+bool is_marker(pugi::xml_node n) {
+  return n.type() == pugi::node_comment && trim_ws(sv(n.value())) == kMarkerText;
+}
+
+void escape(std::string& out, std::string_view s, bool attribute) {
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const char* rep = nullptr;
+    char buf[8];
+    switch (c) {
+      case '&':
+        rep = "&amp;";
+        break;
+      case '<':
+        rep = "&lt;";
+        break;
+      case '>':
+        rep = "&gt;";
+        break;
+      case '"':
+        if (attribute) rep = "&quot;";
+        break;
+      case '\n':
+        if (attribute) rep = "&#xA;";
+        break;
+      case '\t':
+        if (attribute) rep = "&#x9;";
+        break;
+      case '\r':
+        rep = "&#xD;";
+        break;
+      default:
+        if (c < 0x20) {
+          static constexpr char kHex[] = "0123456789ABCDEF";
+          buf[0] = '&', buf[1] = '#', buf[2] = 'x', buf[3] = kHex[c >> 4], buf[4] = kHex[c & 15],
+          buf[5] = ';', buf[6] = 0;
+          rep = buf;
+        }
+    }
+    if (!rep) continue;
+    out.append(s.data() + from, i - from);
+    out += rep;
+    from = i + 1;
+  }
+  out.append(s.data() + from, s.size() - from);
+}
+
+bool cdata_safe(std::string_view s) {
+  if (s.find("]]>") != std::string_view::npos) return false;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') return false;
+  return true;
+}
+
+struct Name {
+  std::string_view uri;    // "" when none
+  std::string_view local;  // without prefix
+};
+
+class XmlNormalizer {
+ public:
+  XmlNormalizer(pugi::xml_document& doc, std::string& out) : doc_(doc), out_(out) {}
+
+  // False when elements nest deeper than kMaxDepth (the writer recurses).
+  bool collect_namespaces() {
+    std::vector<std::pair<std::string_view, std::string_view>> declared;  // uri, prefix
+    int depth = 0;
+    pugi::xml_node n = doc_.first_child();
+    while (n) {
+      if (n.type() == pugi::node_element) {
+        for (pugi::xml_attribute a : n.attributes()) {
+          const std::string_view name = sv(a.name());
+          if (!name.starts_with("xmlns:") || name.size() == 6) continue;
+          const std::string_view uri = sv(a.value());
+          if (uri.empty()) continue;
+          if (std::none_of(declared.begin(), declared.end(),
+                           [&](const auto& d) { return d.first == uri; }))
+            declared.emplace_back(uri, name.substr(6));
+        }
+      }
+      // Preorder walk keeping depth.
+      if (n.first_child()) {
+        n = n.first_child();
+        if (++depth > kMaxDepth) return false;
+        continue;
+      }
+      while (n && !n.next_sibling()) {
+        n = n.parent();
+        --depth;
+      }
+      if (n) n = n.next_sibling();
+    }
+    // Known URIs take their conventional prefix (sorted, so two URIs sharing one number
+    // the same way every time); the others keep theirs, numbered on a clash.
+    std::vector<std::string_view> known;
+    for (const auto& d : declared)
+      if (!known_prefix(d.first).empty()) known.push_back(d.first);
+    std::sort(known.begin(), known.end());
+    for (std::string_view uri : known) assign(uri, known_prefix(uri));
+    for (const auto& d : declared)
+      if (known_prefix(d.first).empty()) assign(d.first, d.second);
+    return true;
+  }
+
+  void write_document() {
+    std::string_view version = "1.0", standalone;
+    for (pugi::xml_node n : doc_.children()) {
+      if (n.type() != pugi::node_declaration) continue;
+      const std::string_view v = sv(n.attribute("version").value());
+      if (v == "1.0" || v == "1.1") version = v;
+      const std::string_view s = sv(n.attribute("standalone").value());
+      if (s == "yes" || s == "no") standalone = s;
+    }
+    out_ += "<?xml version=\"";
+    out_ += version;
+    out_ += "\" encoding=\"UTF-8\"";
+    if (!standalone.empty()) {
+      out_ += " standalone=\"";
+      out_ += standalone;
+      out_ += '"';
+    }
+    out_ += "?>\n";
+    bool root_done = false;
+    for (pugi::xml_node n : doc_.children()) {
+      switch (n.type()) {
+        case pugi::node_doctype:
+          out_ += "<!DOCTYPE ";
+          out_ += trim_ws(sv(n.value()));
+          out_ += ">\n";
+          break;
+        case pugi::node_element:
+          if (!root_done) write_element(n, 0, false, true);
+          root_done = true;
+          break;
+        case pugi::node_comment:
+        case pugi::node_pi:
+          write_misc(n, 0);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  Feed extract();
+
+ private:
+  void assign(std::string_view uri, std::string_view prefix) {
+    std::string p(prefix);
+    auto taken = [&](const std::string& q) {
+      return q == "xml" || q == "xmlns" ||
+             std::any_of(canon_.begin(), canon_.end(),
+                         [&](const auto& c) { return c.second == q; });
+    };
+    for (int k = 2; taken(p); ++k) p = std::string(prefix) + std::to_string(k);
+    canon_.emplace_back(std::string(uri), std::move(p));
+  }
+
+  std::string_view canon_prefix(std::string_view uri) const {
+    for (const auto& c : canon_)
+      if (c.first == uri) return c.second;
+    return {};
+  }
+
+  // Pushes the node's namespace declarations; returns how many.
+  std::size_t push_scope(pugi::xml_node n) {
+    std::size_t pushed = 0;
+    for (pugi::xml_attribute a : n.attributes()) {
+      const std::string_view name = sv(a.name());
+      if (name == "xmlns") {
+        scope_.emplace_back(std::string_view(), sv(a.value()));
+        ++pushed;
+      } else if (name.starts_with("xmlns:")) {
+        scope_.emplace_back(name.substr(6), sv(a.value()));
+        ++pushed;
+      }
+    }
+    return pushed;
+  }
+  void pop_scope(std::size_t k) { scope_.resize(scope_.size() - k); }
+
+  // The URI bound to a prefix in the current scope; nullopt-like {false} when unbound.
+  bool resolve(std::string_view prefix, std::string_view& uri) const {
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+      if (it->first == prefix) {
+        uri = it->second;
+        return true;
+      }
+    return false;
+  }
+
+  Name name_of(pugi::xml_node n) const {
+    const std::string_view q = sv(n.name());
+    const std::size_t colon = q.find(':');
+    Name r{{}, q};
+    std::string_view prefix;
+    if (colon != std::string_view::npos) {
+      prefix = q.substr(0, colon);
+      r.local = q.substr(colon + 1);
+    }
+    resolve(prefix, r.uri);
+    return r;
+  }
+
+  // Appends the canonical qualified name of an element or attribute name.
+  void append_qname(std::string& out, std::string_view q) const {
+    const std::size_t colon = q.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      out += q;
+      return;
+    }
+    const std::string_view prefix = q.substr(0, colon);
+    std::string_view uri;
+    if (prefix != "xml" && prefix != "xmlns" && resolve(prefix, uri)) {
+      const std::string_view canon = canon_prefix(uri);
+      if (!canon.empty()) {
+        out += canon;
+        out += q.substr(colon);
+        return;
+      }
+    }
+    out += q;
+  }
+
+  std::string qname(pugi::xml_node n) const {
+    std::string s;
+    append_qname(s, sv(n.name()));
+    return s;
+  }
+
+  void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
+
+  // `<name attrs` with attributes sorted and namespace declarations moved to the root.
+  void open_tag(std::string& out, pugi::xml_node e, bool root) {
+    out += '<';
+    append_qname(out, sv(e.name()));
+    attrs_.clear();
+    for (pugi::xml_attribute a : e.attributes()) {
+      const std::string_view name = sv(a.name());
+      if (name.starts_with("xmlns:")) continue;
+      std::string cn;
+      append_qname(cn, name);
+      attrs_.emplace_back(std::move(cn), sv(a.value()));
+    }
+    if (root)
+      for (const auto& c : canon_) attrs_.emplace_back("xmlns:" + c.second, c.first);
+    std::stable_sort(attrs_.begin(), attrs_.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [name, value] : attrs_) {
+      out += ' ';
+      out += name;
+      out += "=\"";
+      escape(out, value, true);
+      out += '"';
+    }
+  }
+
+  bool in_atom(const Name& n) const {
+    return n.uri == kAtom10 || n.uri == kAtom03 || (n.uri.empty() && atom_doc_);
+  }
+
+  // Elements whose text is HTML, or that hold XHTML.
+  bool html_field(pugi::xml_node e, const Name& n) const {
+    if (n.uri == kContent && n.local == "encoded") return true;
+    if (n.local == "description" && (n.uri.empty() || n.uri == kRss10 || n.uri == kRss090))
+      return true;
+    if (!in_atom(n)) return false;
+    if (n.local != "content" && n.local != "summary" && n.local != "title" &&
+        n.local != "subtitle" && n.local != "rights" && n.local != "tagline" && n.local != "info" &&
+        n.local != "copyright")
+      return false;
+    const std::string_view type = sv(e.attribute("type").value());
+    return type == "html" || type == "text/html" || type == "xhtml" ||
+           type == "application/xhtml+xml" || sv(e.attribute("mode").value()) == "escaped";
+  }
+
+  bool volatile_field(const Name& n) const {
+    if (n.uri == kDc) return n.local == "date";
+    if (n.uri == kAdmin) return n.local == "generatorAgent";
+    return n.local == "lastBuildDate" || n.local == "generator" ||
+           (in_atom(n) && (n.local == "updated" || n.local == "modified"));
+  }
+
+  void write_misc(pugi::xml_node n, int depth) {
+    if (n.type() == pugi::node_comment) {
+      if (is_marker(n)) return;
+      indent(depth);
+      const std::string_view v = trim_ws(sv(n.value()));
+      out_ += v.empty() ? "<!---->" : "<!-- ";
+      if (!v.empty()) {
+        out_ += v;
+        out_ += " -->";
+      }
+      if (is_volatile_comment(v)) out_ += kVolatileMarker;
+      out_ += '\n';
+    } else if (n.type() == pugi::node_pi) {
+      indent(depth);
+      out_ += "<?";
+      out_ += n.name();
+      const std::string_view v = trim_ws(sv(n.value()));
+      if (!v.empty()) {
+        out_ += ' ';
+        out_ += v;
+      }
+      out_ += "?>\n";
+    }
+  }
+
+  // Children of n, as markup on one line (it may hold the text's own line ends).
+  void write_inline_children(std::string& buf, pugi::xml_node n) {
+    for (pugi::xml_node c : n.children()) {
+      switch (c.type()) {
+        case pugi::node_pcdata:
+        case pugi::node_cdata:
+          escape(buf, sv(c.value()), false);
+          break;
+        case pugi::node_element: {
+          const std::size_t pushed = push_scope(c);
+          open_tag(buf, c, false);
+          if (c.first_child()) {
+            buf += '>';
+            write_inline_children(buf, c);
+            buf += "</";
+            append_qname(buf, sv(c.name()));
+            buf += '>';
+          } else {
+            buf += "/>";
+          }
+          pop_scope(pushed);
+          break;
+        }
+        case pugi::node_comment:
+          if (!is_marker(c)) {
+            buf += "<!--";
+            buf += c.value();
+            buf += "-->";
+          }
+          break;
+        case pugi::node_pi:
+          buf += "<?";
+          buf += c.name();
+          buf += ' ';
+          buf += c.value();
+          buf += "?>";
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  void write_lines(const std::vector<std::string_view>& lines, int depth, bool escaped) {
+    for (std::string_view l : lines) {
+      indent(depth);
+      if (escaped)
+        escape(out_, l, false);
+      else
+        out_ += l;
+      out_ += '\n';
+    }
+  }
+
+  void close_tag(pugi::xml_node e) {
+    out_ += "</";
+    append_qname(out_, sv(e.name()));
+    out_ += '>';
+  }
+
+  void write_element(pugi::xml_node e, int depth, bool channel_ctx, bool root) {
+    const std::size_t pushed = push_scope(e);
+    const Name n = name_of(e);
+    if (root) atom_doc_ = n.local == "feed";
+    bool has_elem = false, has_text = false, has_other = false;
+    std::size_t text_nodes = 0;
+    for (pugi::xml_node c : e.children()) {
+      switch (c.type()) {
+        case pugi::node_element:
+          has_elem = true;
+          break;
+        case pugi::node_pcdata:
+        case pugi::node_cdata:
+          ++text_nodes;
+          if (!all_space(sv(c.value()))) has_text = true;
+          break;
+        case pugi::node_comment:
+          if (!is_marker(c)) has_other = true;
+          break;
+        case pugi::node_pi:
+          has_other = true;
+          break;
+        default:
+          break;
+      }
+    }
+    const bool is_html = html_field(e, n);
+    const bool is_volatile = channel_ctx && volatile_field(n);
+    indent(depth);
+    open_tag(out_, e, root);
+    if ((has_elem || has_other) && (has_text || is_html)) {
+      std::string buf;
+      write_inline_children(buf, e);
+      lines_.clear();
+      split_html(buf, lines_);
+      out_ += '>';
+      if (lines_.size() <= 1) {
+        if (!lines_.empty()) out_ += lines_[0];
+      } else {
+        out_ += '\n';
+        write_lines(lines_, depth + 1, false);
+        indent(depth);
+      }
+      close_tag(e);
+    } else if (has_elem || has_other) {
+      out_ += ">\n";
+      const bool child_channel =
+          (root && n.local == "feed") || (depth == 1 && n.local == "channel");
+      for (pugi::xml_node c : e.children()) {
+        if (c.type() == pugi::node_element)
+          write_element(c, depth + 1, child_channel, false);
+        else
+          write_misc(c, depth + 1);
+      }
+      indent(depth);
+      close_tag(e);
+    } else {
+      std::string joined;
+      std::string_view text;
+      if (text_nodes == 1) {
+        text = sv(e.first_child().value());
+      } else {
+        for (pugi::xml_node c : e.children()) joined += c.value();
+        text = joined;
+      }
+      text = trim_ws(text);
+      if (text.empty()) {
+        out_ += "/>";
+      } else if (is_html) {
+        lines_.clear();
+        split_html(text, lines_);
+        // Decided on the lines, as they are what a second pass sees.
+        bool cdata = true;
+        for (std::string_view l : lines_) cdata = cdata && cdata_safe(l);
+        const bool markup =
+            text.find('<') != std::string_view::npos || text.find('&') != std::string_view::npos;
+        if (lines_.size() <= 1) {
+          out_ += '>';
+          if (cdata && markup) {
+            out_ += "<![CDATA[";
+            out_ += text;
+            out_ += "]]>";
+          } else {
+            escape(out_, text, false);
+          }
+        } else {
+          out_ += cdata ? "><![CDATA[\n" : ">\n";
+          write_lines(lines_, depth + 1, !cdata);
+          indent(depth);
+          if (cdata) out_ += "]]>";
+        }
+        close_tag(e);
+      } else {
+        out_ += '>';
+        escape(out_, text, false);
+        close_tag(e);
+      }
+    }
+    if (is_volatile) out_ += kVolatileMarker;
+    out_ += '\n';
+    pop_scope(pushed);
+  }
+
+  // ---- the model ----
+
+  std::string text_of(pugi::xml_node e) {
+    std::string s;
+    for (pugi::xml_node c : e.children())
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) s += c.value();
+    return std::string(trim_ws(s));
+  }
+
+  // Atom text construct: HTML as written for html, markup for xhtml, text otherwise.
+  std::string atom_text(pugi::xml_node e) {
+    bool has_elem = false;
+    for (pugi::xml_node c : e.children())
+      if (c.type() == pugi::node_element) has_elem = true;
+    if (!has_elem) return text_of(e);
+    std::string buf;
+    write_inline_children(buf, e);
+    return std::string(trim_ws(buf));
+  }
+
+  std::string title_of(pugi::xml_node e, bool atom) {
+    if (!atom) return text_of(e);
+    const std::string_view type = sv(e.attribute("type").value());
+    bool has_elem = false;
+    for (pugi::xml_node c : e.children())
+      if (c.type() == pugi::node_element) has_elem = true;
+    if (has_elem) {
+      std::string buf;
+      write_inline_children(buf, e);
+      return html_to_text(buf);
+    }
+    if (type == "html" || type == "text/html" || sv(e.attribute("mode").value()) == "escaped")
+      return html_to_text(text_of(e));
+    return text_of(e);
+  }
+
+  std::string attrs_value(pugi::xml_node e) {
+    std::vector<std::pair<std::string, std::string_view>> list;
+    for (pugi::xml_attribute a : e.attributes()) {
+      const std::string_view name = sv(a.name());
+      if (name == "xmlns" || name.starts_with("xmlns:")) continue;
+      std::string cn;
+      append_qname(cn, name);
+      list.emplace_back(std::move(cn), sv(a.value()));
+    }
+    std::sort(list.begin(), list.end());
+    std::string s;
+    for (const auto& [k, v] : list) {
+      if (!s.empty()) s += ' ';
+      s += k;
+      s += "=\"";
+      s += v;
+      s += '"';
+    }
+    return s;
+  }
+
+  // A field's value: its text, else its attributes, else (nested) its children's.
+  void add_fields(std::vector<Field>& fields, pugi::xml_node e, const std::string& prefix,
+                  bool channel) {
+    const std::size_t pushed = push_scope(e);
+    const Name n = name_of(e);
+    const std::string name = prefix + qname(e);
+    bool has_elem = false;
+    for (pugi::xml_node c : e.children())
+      if (c.type() == pugi::node_element) has_elem = true;
+    if (has_elem && !html_field(e, n) && prefix.size() < 200) {
+      for (pugi::xml_node c : e.children(/*all*/))
+        if (c.type() == pugi::node_element) add_fields(fields, c, name + "/", channel);
+    } else {
+      std::string value = has_elem ? atom_text(e) : text_of(e);
+      const std::string attrs = attrs_value(e);
+      if (!attrs.empty()) value = value.empty() ? attrs : attrs + " " + value;
+      fields.push_back(Field{name, std::move(value), channel && volatile_field(n)});
+    }
+    pop_scope(pushed);
+  }
+
+  static bool rss_core(std::string_view uri) {
+    return uri.empty() || uri == kRss10 || uri == kRss090 ||
+           uri == "http://backend.userland.com/rss2" ||
+           uri == "http://blogs.law.harvard.edu/tech/rss" ||
+           uri == "http://backend.userland.com/rss";
+  }
+
+  Enclosure enclosure_of(pugi::xml_node e, const char* url_attr) {
+    return Enclosure{std::string(trim_ws(sv(e.attribute(url_attr).value()))),
+                     std::string(trim_ws(sv(e.attribute("type").value()))),
+                     std::string(trim_ws(sv(e.attribute("length").value())))};
+  }
+
+  Item rss_item(pugi::xml_node item) {
+    Item it;
+    const std::size_t pushed = push_scope(item);
+    std::string guid, about(trim_ws(sv(item.attribute("rdf:about").value())));
+    std::string dc_date, atom_id, atom_link, dc_title, dc_description;
+    for (pugi::xml_node c : item.children()) {
+      if (c.type() != pugi::node_element) continue;
+      const std::size_t p2 = push_scope(c);
+      const Name n = name_of(c);
+      bool used = true;
+      if (rss_core(n.uri)) {
+        if (n.local == "title" && it.title.empty())
+          it.title = text_of(c);
+        else if (n.local == "link" && it.link.empty())
+          it.link = text_of(c);
+        else if (n.local == "guid" && guid.empty())
+          guid = text_of(c);
+        else if (n.local == "pubDate" && it.published.empty())
+          it.published = text_of(c);
+        else if (n.local == "description" && it.summary.empty())
+          it.summary = text_of(c);
+        else if (n.local == "author")
+          it.authors.push_back(text_of(c));
+        else if (n.local == "category")
+          it.categories.push_back(text_of(c));
+        else if (n.local == "enclosure")
+          it.enclosures.push_back(enclosure_of(c, "url"));
+        else
+          used = false;
+      } else if (n.uri == kDc) {
+        if (n.local == "creator" || n.local == "author")
+          it.authors.push_back(text_of(c));
+        else if (n.local == "date" && dc_date.empty())
+          dc_date = text_of(c);
+        else if (n.local == "subject")
+          it.categories.push_back(text_of(c));
+        else if (n.local == "title" && dc_title.empty())
+          dc_title = text_of(c);
+        else if (n.local == "description" && dc_description.empty())
+          dc_description = text_of(c);
+        else
+          used = false;
+      } else if (n.uri == kContent && n.local == "encoded" && it.content.empty()) {
+        it.content = text_of(c);
+      } else if (n.uri == kAtom10 || n.uri == kAtom03) {
+        if (n.local == "link") {
+          const std::string_view rel = sv(c.attribute("rel").value());
+          if (rel == "enclosure")
+            it.enclosures.push_back(enclosure_of(c, "href"));
+          else if ((rel.empty() || rel == "alternate") && atom_link.empty())
+            atom_link = trim_ws(sv(c.attribute("href").value()));
+          else
+            used = false;
+        } else if (n.local == "id" && atom_id.empty()) {
+          atom_id = text_of(c);
+        } else if (n.local == "updated" && it.updated.empty()) {
+          it.updated = text_of(c);
+        } else {
+          used = false;
+        }
+      } else if (n.uri == kDcTerms && n.local == "modified" && it.updated.empty()) {
+        it.updated = text_of(c);
+      } else {
+        used = false;
+      }
+      pop_scope(p2);
+      if (!used) add_fields(it.extra, c, "", false);
+    }
+    if (it.published.empty()) it.published = dc_date;
+    if (it.title.empty()) it.title = dc_title;
+    if (it.summary.empty()) it.summary = dc_description;
+    if (it.link.empty()) it.link = atom_link;
+    it.id = !guid.empty() ? guid : !atom_id.empty() ? atom_id : about;
+    assign_fallback_id(it);
+    pop_scope(pushed);
+    return it;
+  }
+
+  std::string person_of(pugi::xml_node e) {
+    std::string email;
+    for (pugi::xml_node c : e.children()) {
+      if (c.type() != pugi::node_element) continue;
+      const Name n = name_of(c);
+      if (n.local == "name") {
+        std::string v = text_of(c);
+        if (!v.empty()) return v;
+      } else if (n.local == "email" && email.empty()) {
+        email = text_of(c);
+      }
+    }
+    return email.empty() ? text_of(e) : email;
+  }
+
+  Item atom_entry(pugi::xml_node entry) {
+    Item it;
+    const std::size_t pushed = push_scope(entry);
+    for (pugi::xml_node c : entry.children()) {
+      if (c.type() != pugi::node_element) continue;
+      const std::size_t p2 = push_scope(c);
+      const Name n = name_of(c);
+      bool used = true;
+      if (in_atom(n)) {
+        if (n.local == "id" && it.id.empty())
+          it.id = text_of(c);
+        else if (n.local == "title" && it.title.empty())
+          it.title = title_of(c, true);
+        else if (n.local == "link") {
+          const std::string_view rel = sv(c.attribute("rel").value());
+          if (rel == "enclosure")
+            it.enclosures.push_back(enclosure_of(c, "href"));
+          else if ((rel.empty() || rel == "alternate") && it.link.empty())
+            it.link = trim_ws(sv(c.attribute("href").value()));
+          else
+            used = false;
+        } else if ((n.local == "published" || n.local == "issued") && it.published.empty())
+          it.published = text_of(c);
+        else if ((n.local == "updated" || n.local == "modified") && it.updated.empty())
+          it.updated = text_of(c);
+        else if (n.local == "author")
+          it.authors.push_back(person_of(c));
+        else if (n.local == "category") {
+          std::string term(trim_ws(sv(c.attribute("term").value())));
+          it.categories.push_back(term.empty() ? text_of(c) : term);
+        } else if (n.local == "summary" && it.summary.empty())
+          it.summary = atom_text(c);
+        else if (n.local == "content" && it.content.empty())
+          it.content = atom_text(c);
+        else
+          used = false;
+      } else if (n.uri == kDc && n.local == "creator") {
+        it.authors.push_back(text_of(c));
+      } else if (n.uri == kDc && n.local == "subject") {
+        it.categories.push_back(text_of(c));
+      } else {
+        used = false;
+      }
+      pop_scope(p2);
+      if (!used) add_fields(it.extra, c, "", false);
+    }
+    assign_fallback_id(it);
+    pop_scope(pushed);
+    return it;
+  }
+
+  void channel_fields(Feed& feed, pugi::xml_node channel, std::string_view skip) {
+    for (pugi::xml_node c : channel.children()) {
+      if (c.type() == pugi::node_comment && !is_marker(c)) {
+        const std::string_view v = trim_ws(sv(c.value()));
+        feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
+        continue;
+      }
+      if (c.type() != pugi::node_element) continue;
+      const std::size_t p = push_scope(c);
+      const Name n = name_of(c);
+      pop_scope(p);
+      if (n.local == skip || (n.local == "items" && skip == "item")) continue;
+      add_fields(feed.channel, c, "", true);
+    }
+  }
+
+  void top_comments(Feed& feed) {
+    for (pugi::xml_node c : doc_.children())
+      if (c.type() == pugi::node_comment && !is_marker(c)) {
+        const std::string_view v = trim_ws(sv(c.value()));
+        feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
+      }
+  }
+
+  pugi::xml_document& doc_;
+  std::string& out_;
+  std::vector<std::pair<std::string, std::string>> canon_;  // uri, prefix
+  std::vector<std::pair<std::string_view, std::string_view>> scope_;
+  std::vector<std::pair<std::string, std::string_view>> attrs_;
+  std::vector<std::string_view> lines_;
+  bool atom_doc_ = false;
+};
+
+Feed XmlNormalizer::extract() {
+  Feed feed;
+  scope_.clear();
+  top_comments(feed);
+  const pugi::xml_node root = doc_.document_element();
+  const std::size_t pushed = push_scope(root);
+  const Name rn = name_of(root);
+  atom_doc_ = rn.local == "feed";
+  auto elements = [&](pugi::xml_node parent, std::string_view local, auto&& fn) {
+    for (pugi::xml_node c : parent.children()) {
+      if (c.type() != pugi::node_element) continue;
+      const std::size_t p = push_scope(c);
+      const Name n = name_of(c);
+      if (n.local == local) fn(c);
+      pop_scope(p);
+    }
+  };
+  if (rn.local == "rss") {
+    const std::string_view version = trim_ws(sv(root.attribute("version").value()));
+    feed.format = version == "2.0" || version == "2.00" ? "rss2.0"
+                  : version.empty()                     ? "rss"
+                                                        : "rss" + std::string(version);
+    if (feed.format.size() > 12) feed.format = "rss";
+    // Items belong to the channel; a wrapper rss/channel around a second feed (as some
+    // mirrors serve) is looked through.
+    pugi::xml_node channel;
+    elements(root, "channel", [&](pugi::xml_node c) {
+      if (!channel) channel = c;
+    });
+    if (channel) {
+      const std::size_t pc = push_scope(channel);
+      bool any = false;
+      elements(channel, "item", [&](pugi::xml_node) { any = true; });
+      pugi::xml_node inner;
+      if (!any) elements(channel, "rss", [&](pugi::xml_node c) { inner = c; });
+      if (inner) {
+        const std::size_t pi = push_scope(inner);
+        pugi::xml_node ic;
+        elements(inner, "channel", [&](pugi::xml_node c) {
+          if (!ic) ic = c;
+        });
+        if (ic) {
+          const std::size_t pj = push_scope(ic);
+          channel_fields(feed, ic, "item");
+          elements(ic, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+          pop_scope(pj);
+        }
+        pop_scope(pi);
+      } else {
+        channel_fields(feed, channel, "item");
+        elements(channel, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+      }
+      pop_scope(pc);
+    }
+    // RSS 0.9x feeds in the wild sometimes put items beside the channel.
+    elements(root, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+  } else if (rn.local == "RDF") {
+    std::string_view def;
+    resolve({}, def);
+    feed.format = def == kRss090 ? "rss0.90" : "rss1.0";
+    elements(root, "channel", [&](pugi::xml_node c) { channel_fields(feed, c, "item"); });
+    elements(root, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+  } else if (rn.local == "feed") {
+    feed.format =
+        rn.uri == kAtom03 || sv(root.attribute("version").value()) == "0.3" ? "atom0.3" : "atom1.0";
+    channel_fields(feed, root, "entry");
+    elements(root, "entry", [&](pugi::xml_node c) { feed.items.push_back(atom_entry(c)); });
+  } else {
+    feed.format = "xml";
+  }
+  pop_scope(pushed);
+  return feed;
+}
+
+}  // namespace
+
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log) {
+  Repaired repaired = repair_xml(decoded, log);
+  constexpr unsigned kOptions = pugi::parse_cdata | pugi::parse_escapes | pugi::parse_eol |
+                                pugi::parse_wconv_attribute | pugi::parse_comments |
+                                pugi::parse_pi | pugi::parse_declaration | pugi::parse_doctype;
+  pugi::xml_document xml;
+  pugi::xml_parse_result r;
+  for (int attempt = 0;; ++attempt) {
+    r = xml.load_buffer(repaired.text.data(), repaired.text.size(), kOptions, pugi::encoding_utf8);
+    if (r || attempt > 0) break;
+    // Junk after a complete root element: cut it off and parse again.
+    const pugi::xml_node root = xml.document_element();
+    if (!root || r.offset <= 0) break;
+    const std::string end_tag = "</" + std::string(root.name()) + ">";
+    const std::string_view before =
+        trim_ws(std::string_view(repaired.text).substr(0, static_cast<std::size_t>(r.offset)));
+    if (!before.ends_with(end_tag)) break;
+    const std::size_t cut = before.size();
+    log.add(decoded, repaired.map.to_input(cut), "removed junk after the root element");
+    repaired.text.resize(cut);
+  }
+  if (!r) {
+    const std::size_t at =
+        repaired.map.to_input(static_cast<std::size_t>(std::max<std::ptrdiff_t>(r.offset, 0)));
+    return Error{Errc::bad_xml, line_column(decoded, at) + ": " + r.description()};
+  }
+  XmlNormalizer n(xml, doc.text);
+  if (!n.collect_namespaces())
+    return Error{Errc::unsupported,
+                 "elements nested deeper than " + std::to_string(kMaxDepth) + " levels"};
+  doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
+  n.write_document();
+  doc.feed = n.extract();
+  return doc;
+}
+
+}  // namespace feeddiff::normalize_detail
