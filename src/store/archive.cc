@@ -150,7 +150,7 @@ Result<Archive> Archive::open(const std::string& dir) {
   if (!archive) return archive.error();
   if (!fs::exists(fs::path(archive->work_dir()) / kConfigFile))
     return Error{Errc::not_an_archive,
-                 fmt::format("{} is a git repository but no feeddiff archive (no {}; create one "
+                 fmt::format("{} is a git repository, not a feeddiff archive (no {}; create one "
                              "with `feeddiff init`)",
                              archive->work_dir(), kConfigFile)};
   return archive;

@@ -39,7 +39,7 @@ class CliArchive {
 
  private:
   RunResult run_feeddiff(const std::vector<std::string>& args) const {
-    return feeddiff(args, {{"FEEDDIFF_NOW", now_}, {"NO_COLOR", "1"}});
+    return feeddiff::test::run_feeddiff(args, {{"FEEDDIFF_NOW", now_}, {"NO_COLOR", "1"}});
   }
   std::string dir_;
   std::string now_;

@@ -105,7 +105,7 @@ RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_
   return result;
 }
 
-RunResult feeddiff(const std::vector<std::string>& args, const Env& env) {
+RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env) {
   std::vector<std::string> argv{FEEDDIFF_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv, env);

@@ -24,7 +24,7 @@ RunResult run(const std::vector<std::string>& argv, const Env& env = {},
               std::string_view stdin_data = {});
 
 /// Runs the built feeddiff binary with these arguments.
-RunResult feeddiff(const std::vector<std::string>& args, const Env& env = {});
+RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env = {});
 
 /// A new empty directory under the build tree, unique to this call.
 std::string make_temp_dir(std::string_view hint);
