@@ -58,4 +58,50 @@ std::vector<std::string_view> split_lines(std::string_view text);
 LineDiff diff_lines(std::string_view old_text, std::string_view new_text,
                     const DiffOptions& options = {});
 
+// ===========================================================================================
+// Item diff: two feed models in, what happened to their items and channel fields out.
+// (Maintained with the normalize module; the line diff above is separate.)
+// ===========================================================================================
+
+/// What happened to one item between two versions of a feed.
+struct ItemChange {
+  /// added: only in the new feed; removed: only in the old; changed: in both, some field
+  /// differs (it may also have moved); moved: in both, equal, but its order relative to the
+  /// other common items changed.
+  enum class Kind { added, removed, changed, moved };
+  Kind kind = Kind::changed;  ///< see Kind
+  std::string id;             ///< the item's identity (Item::id)
+  std::string title;          ///< its title in the new feed (the old one when removed)
+  /// For changed: the fields that differ, in Item order ("title", "link", "published",
+  /// "updated", "authors", "categories", "summary", "content", "enclosures"), then the
+  /// names of differing Item::extra fields in order of appearance.
+  std::vector<std::string> fields;
+  bool moved = false;  ///< also moved (always true for Kind::moved)
+  std::size_t old_index = static_cast<std::size_t>(-1);  ///< position in the old feed, if any
+  std::size_t new_index = static_cast<std::size_t>(-1);  ///< position in the new feed, if any
+};
+
+/// The item-level summary of a change.
+struct ItemDiff {
+  /// Added, changed and moved items in new-feed order, then removed items in old-feed order.
+  std::vector<ItemChange> items;
+  /// Names of channel fields whose values differ (a name repeated in the feed compares as
+  /// the list of its values), volatile ones included, in order of appearance.
+  std::vector<std::string> channel_fields;
+  /// Something changed, and nothing but volatile channel fields (lastBuildDate, generator,
+  /// cache comments, ...) and fields named in `ignore`.
+  bool cosmetic_only = false;
+  /// True when nothing at all differs.
+  bool empty() const { return items.empty() && channel_fields.empty() && !ignored_changes; }
+  /// Changes that `ignore` left out of `items` (fields of items that are in both).
+  bool ignored_changes = false;
+};
+
+/// Compares two feed models item by item. Items match by identity; an identity repeated
+/// within a feed matches occurrence by occurrence. Moved items are the common items outside
+/// one longest run that kept its relative order. `ignore` names item or channel fields
+/// (e.g. "updated", "lastBuildDate", "itunes:duration") whose changes count as cosmetic.
+ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
+                    const std::vector<std::string>& ignore = {});
+
 }  // namespace feeddiff

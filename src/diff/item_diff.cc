@@ -1,0 +1,178 @@
+// Item-level diff of two feed models.
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "feeddiff/diff.h"
+
+namespace feeddiff {
+namespace {
+
+bool ignored(const std::vector<std::string>& ignore, const std::string& name) {
+  return std::find(ignore.begin(), ignore.end(), name) != ignore.end();
+}
+
+bool same_enclosures(const std::vector<Enclosure>& a, const std::vector<Enclosure>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].url != b[i].url || a[i].type != b[i].type || a[i].length != b[i].length) return false;
+  return true;
+}
+
+// Names of fields whose value lists differ; a name's values are compared in order.
+// `is_volatile` is set for names that were volatile in either list.
+std::vector<std::string> differing_fields(const std::vector<Field>& a, const std::vector<Field>& b,
+                                          std::vector<bool>* is_volatile = nullptr) {
+  struct Values {
+    std::vector<const std::string*> old_values, new_values;
+    bool volatile_ = false;
+  };
+  std::vector<std::string> order;
+  std::unordered_map<std::string, Values> by_name;
+  for (const Field& f : b) {
+    auto [it, fresh] = by_name.try_emplace(f.name);
+    if (fresh) order.push_back(f.name);
+    it->second.new_values.push_back(&f.value);
+    it->second.volatile_ = it->second.volatile_ || f.volatile_;
+  }
+  for (const Field& f : a) {
+    auto [it, fresh] = by_name.try_emplace(f.name);
+    if (fresh) order.push_back(f.name);
+    it->second.old_values.push_back(&f.value);
+    it->second.volatile_ = it->second.volatile_ || f.volatile_;
+  }
+  std::vector<std::string> out;
+  for (const std::string& name : order) {
+    const Values& v = by_name[name];
+    const bool same = std::equal(
+        v.old_values.begin(), v.old_values.end(), v.new_values.begin(), v.new_values.end(),
+        [](const std::string* x, const std::string* y) { return *x == *y; });
+    if (same) continue;
+    out.push_back(name);
+    if (is_volatile) is_volatile->push_back(v.volatile_);
+  }
+  return out;
+}
+
+std::vector<std::string> differing_item_fields(const Item& a, const Item& b) {
+  std::vector<std::string> out;
+  if (a.title != b.title) out.emplace_back("title");
+  if (a.link != b.link) out.emplace_back("link");
+  if (a.published != b.published) out.emplace_back("published");
+  if (a.updated != b.updated) out.emplace_back("updated");
+  if (a.authors != b.authors) out.emplace_back("authors");
+  if (a.categories != b.categories) out.emplace_back("categories");
+  if (a.summary != b.summary) out.emplace_back("summary");
+  if (a.content != b.content) out.emplace_back("content");
+  if (!same_enclosures(a.enclosures, b.enclosures)) out.emplace_back("enclosures");
+  for (std::string& name : differing_fields(a.extra, b.extra)) out.push_back(std::move(name));
+  return out;
+}
+
+// Positions (into `seq`) of one longest strictly increasing subsequence.
+std::vector<bool> longest_increasing(const std::vector<std::size_t>& seq) {
+  std::vector<std::size_t> tails;  // index into seq of the smallest tail of each length
+  std::vector<std::size_t> prev(seq.size(), static_cast<std::size_t>(-1));
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const auto it = std::lower_bound(tails.begin(), tails.end(), seq[i],
+                                     [&](std::size_t t, std::size_t v) { return seq[t] < v; });
+    if (it != tails.begin()) prev[i] = *(it - 1);
+    if (it == tails.end())
+      tails.push_back(i);
+    else
+      *it = i;
+  }
+  std::vector<bool> in(seq.size(), false);
+  for (std::size_t i = tails.empty() ? static_cast<std::size_t>(-1) : tails.back();
+       i != static_cast<std::size_t>(-1); i = prev[i])
+    in[i] = true;
+  return in;
+}
+
+}  // namespace
+
+ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
+                    const std::vector<std::string>& ignore) {
+  ItemDiff d;
+  bool cosmetic_changes = false;
+
+  std::vector<bool> channel_volatile;
+  d.channel_fields = differing_fields(old_feed.channel, new_feed.channel, &channel_volatile);
+  bool substantive = false;
+  for (std::size_t i = 0; i < d.channel_fields.size(); ++i) {
+    if (channel_volatile[i] || ignored(ignore, d.channel_fields[i]))
+      cosmetic_changes = true;
+    else
+      substantive = true;
+  }
+
+  // Match the k-th occurrence of an id in the old feed with its k-th in the new one.
+  std::unordered_map<std::string, std::vector<std::size_t>> old_by_id;
+  for (std::size_t i = 0; i < old_feed.items.size(); ++i)
+    old_by_id[old_feed.items[i].id].push_back(i);
+  std::unordered_map<std::string, std::size_t> seen;
+  std::vector<std::size_t> match(new_feed.items.size(), static_cast<std::size_t>(-1));
+  std::vector<bool> old_matched(old_feed.items.size(), false);
+  for (std::size_t j = 0; j < new_feed.items.size(); ++j) {
+    const std::string& id = new_feed.items[j].id;
+    const auto it = old_by_id.find(id);
+    const std::size_t k = seen[id]++;
+    if (it != old_by_id.end() && k < it->second.size()) {
+      match[j] = it->second[k];
+      old_matched[match[j]] = true;
+    }
+  }
+
+  std::vector<std::size_t> common_old;  // old positions of common items, in new order
+  for (std::size_t j = 0; j < match.size(); ++j)
+    if (match[j] != static_cast<std::size_t>(-1)) common_old.push_back(match[j]);
+  const std::vector<bool> in_order = longest_increasing(common_old);
+
+  std::size_t c = 0;
+  for (std::size_t j = 0; j < new_feed.items.size(); ++j) {
+    const Item& n = new_feed.items[j];
+    ItemChange ch;
+    ch.id = n.id;
+    ch.title = n.title;
+    ch.new_index = j;
+    if (match[j] == static_cast<std::size_t>(-1)) {
+      ch.kind = ItemChange::Kind::added;
+      d.items.push_back(std::move(ch));
+      substantive = true;
+      continue;
+    }
+    ch.old_index = match[j];
+    ch.moved = !in_order[c++];
+    for (std::string& f : differing_item_fields(old_feed.items[match[j]], n)) {
+      if (ignored(ignore, f))
+        d.ignored_changes = cosmetic_changes = true;
+      else
+        ch.fields.push_back(std::move(f));
+    }
+    if (!ch.fields.empty())
+      ch.kind = ItemChange::Kind::changed;
+    else if (ch.moved)
+      ch.kind = ItemChange::Kind::moved;
+    else
+      continue;
+    substantive = true;
+    d.items.push_back(std::move(ch));
+  }
+  for (std::size_t i = 0; i < old_feed.items.size(); ++i) {
+    if (old_matched[i]) continue;
+    ItemChange ch;
+    ch.kind = ItemChange::Kind::removed;
+    ch.id = old_feed.items[i].id;
+    ch.title = old_feed.items[i].title;
+    ch.old_index = i;
+    d.items.push_back(std::move(ch));
+    substantive = true;
+  }
+  d.cosmetic_only = cosmetic_changes && !substantive;
+  return d;
+}
+
+}  // namespace feeddiff
