@@ -11,12 +11,13 @@ namespace feeddiff {
 
 namespace {
 
-// Inline markdown: every ASCII punctuation a renderer might read as markup is escaped.
+// Inline markdown: the characters that open emphasis, code, links, HTML, table cells or
+// entities mid-line are escaped; values never start a line, so block markers need none.
 std::string inline_text(std::string_view text) {
   std::string safe = escape_terminal(text);
   std::string out;
   for (char ch : safe) {
-    if (std::string_view("\\`*_{}[]<>()#+-.!|~&").find(ch) != std::string_view::npos) out += '\\';
+    if (std::string_view("\\`*_[]<>|~&").find(ch) != std::string_view::npos) out += '\\';
     out += ch;
   }
   return out;
