@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "feeddiff/diff.h"
@@ -33,10 +34,13 @@ struct ChangeView {
   std::optional<std::string> forge_url;  ///< the commit on GitHub/GitLab/Codeberg, if known
   std::string diff_label;                ///< what was diffed: "raw" or "normalized"
   LineDiff diff;                         ///< the line diff; views bodies the caller keeps alive
+  std::optional<ItemDiff> items;         ///< the item-level summary, when both versions parsed
+  std::string items_note;                ///< why there is no item summary (a parse error), or ""
 };
 
 /// Display limits; the counts shown always come from the whole diff.
 struct RenderOptions {
+  std::size_t max_items = 100;       ///< item changes listed at most
   std::size_t max_lines = 400;       ///< diff lines shown at most (hunk headers count)
   std::size_t max_line_chars = 300;  ///< characters of one line shown at most
   bool color = false;                ///< ANSI colour (text only)
@@ -57,5 +61,82 @@ std::string_view cut_chars(std::string_view text, std::size_t max_chars, bool* c
 
 /// The names of the recorded-header rows, in the reference page's order.
 const std::vector<std::string>& recorded_header_names();
+
+// ===========================================================================================
+// JSON and HTML faces of a change, and the pages of a static site (docs/json.md, docs/site.md)
+// ===========================================================================================
+
+/// The version of the JSON documents render_json and render_log_json write; raised only
+/// when a field is removed or changes meaning (adding a field keeps it).
+inline constexpr int kJsonSchemaVersion = 1;
+
+/// The page as one JSON document (docs/json.md, docs/show.schema.json): every field of the
+/// text page, the hunks shown within the limits, the item summary, the limits applied.
+/// Keys in a fixed order: the same view and options give the same bytes. Controls are
+/// JSON-escaped, bidi and other invisible format characters written as \u escapes, invalid
+/// UTF-8 replaced by U+FFFD.
+std::string render_json(const ChangeView& change, const RenderOptions& options);
+
+/// One entry of `feeddiff log`.
+struct LogEntry {
+  std::string id;                          ///< full commit id
+  std::string title;                       ///< commit title
+  std::string source;                      ///< the source it recorded, or ""
+  std::string timestamp;                   ///< the commit's author time, ISO-8601 UTC
+  std::optional<std::string> observed_at;  ///< the Observed-At trailer, when recorded
+  std::optional<std::string> status;       ///< the Status trailer, when recorded
+};
+
+/// `feeddiff log --format json` (docs/json.md, docs/log.schema.json), newest first.
+std::string render_log_json(const std::vector<LogEntry>& entries);
+
+/// What the HTML page links to beyond the change itself; every href is used as given
+/// (escaped), so relative links keep a page working from file://.
+struct HtmlLinks {
+  std::optional<std::string> raw;  ///< the raw artifact at this commit
+  /// Breadcrumbs above the page, label and href (the site's index, the source's page).
+  std::vector<std::pair<std::string, std::string>> nav;
+};
+
+/// A standalone HTML page: inline CSS, no script, no fetch (a Content-Security-Policy says
+/// so), every piece of feed text escaped, laid out like the reference page.
+std::string render_html(const ChangeView& change, const RenderOptions& options,
+                        const HtmlLinks& links = {});
+
+/// Escapes text for HTML content and attribute values; controls, bidi overrides and
+/// invalid UTF-8 first become visible as escape_terminal writes them.
+std::string escape_html(std::string_view text);
+
+/// One change as the site lists it.
+struct SiteChange {
+  std::string id;           ///< full commit id
+  std::string title;        ///< commit title
+  std::string source;       ///< source name
+  std::string observed_at;  ///< ISO-8601 UTC (the Observed-At trailer, else commit time)
+  std::size_t added = 0;    ///< lines added
+  std::size_t removed = 0;  ///< lines removed
+  std::string items;        ///< the item summary line, or ""
+  std::string href;         ///< its change page, relative to the site's top
+};
+
+/// One source as the site's index lists it.
+struct SiteSource {
+  std::string name;                 ///< source name
+  std::string url;                  ///< its feed URL, or "" when no longer configured
+  std::string status;               ///< last poll result in a few words, or ""
+  std::vector<SiteChange> changes;  ///< its changes, newest first
+  std::string href;                 ///< its page, relative to the site's top
+};
+
+/// The site's index: every source with its last change and its count of changes.
+std::string render_site_index(const std::vector<SiteSource>& sources,
+                              const std::vector<SiteChange>& recent);
+/// One source's page, its history newest first; links are relative to the page, which
+/// lives one directory below the site's top.
+std::string render_source_page(const SiteSource& source);
+/// An Atom feed of the archive's changes, one entry per commit (id urn:feeddiff:commit:<id>),
+/// newest first. feed_id names the archive; base_url, when not empty, makes links absolute.
+std::string render_site_atom(const std::vector<SiteChange>& changes, const std::string& feed_id,
+                             const std::string& base_url);
 
 }  // namespace feeddiff

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "feeddiff/config.h"
 #include "feeddiff/core.h"
+#include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
 
@@ -73,8 +75,42 @@ std::optional<std::string> forge_commit_url(const std::string& remote, const std
   return std::nullopt;
 }
 
+void add_feed_summary(LoadedChange& change, bool normalized,
+                      const std::vector<std::string>& ignore) {
+  // A deleted or first version has an empty side: every item is then added or removed.
+  std::optional<Document> before, after;
+  std::string problem;
+  if (!change.old_body.empty()) {
+    auto doc = normalize(change.old_body);
+    if (doc)
+      before = std::move(*doc);
+    else
+      problem = fmt::format("the previous version does not parse ({})", doc.error().message);
+  }
+  if (!change.new_body.empty()) {
+    auto doc = normalize(change.new_body);
+    if (doc)
+      after = std::move(*doc);
+    else
+      problem = fmt::format("this version does not parse ({})", doc.error().message);
+  }
+  if (!problem.empty()) {
+    change.view.items_note = problem + "; no item summary, the diff is of the raw bodies";
+    return;
+  }
+  const Feed empty;
+  change.view.items =
+      diff_items(before ? before->feed : empty, after ? after->feed : empty, ignore);
+  if (normalized) {
+    change.old_canonical = before ? std::move(before->text) : std::string();
+    change.new_canonical = after ? std::move(after->text) : std::string();
+    change.view.diff_label = "normalized";
+    change.view.diff = diff_lines(change.old_canonical, change.new_canonical);
+  }
+}
+
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
-                                                  std::string_view source) {
+                                                  std::string_view source, bool normalized) {
   auto commit = archive.resolve(revision);
   if (!commit) return commit.error();
   auto changes = archive.changes(commit->id);
@@ -120,6 +156,13 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   if (auto remote = archive.origin_url()) v.forge_url = forge_commit_url(*remote, commit->id);
   v.diff_label = "raw";
   v.diff = diff_lines(out->old_body, out->new_body);
+  if (chosen->path.starts_with("raw/")) {
+    std::vector<std::string> ignore;
+    if (auto toml = archive.read(commit->id, "feeddiff.toml"); toml && *toml)
+      if (auto config = parse_config(**toml))
+        if (const SourceConfig* s = config->find(v.source)) ignore = s->ignore;
+    add_feed_summary(*out, normalized, ignore);
+  }
   return out;
 }
 

@@ -12,16 +12,25 @@ namespace feeddiff::cli {
 
 /// A change and the bodies its diff views; keep it alive while the view is used.
 struct LoadedChange {
-  std::string old_body;  ///< the artifact before (empty when added)
-  std::string new_body;  ///< the artifact at the commit (empty when deleted)
-  CommitInfo commit;     ///< the commit
-  ChangeView view;       ///< fields, headers and the line diff over the bodies above
+  std::string old_body;       ///< the artifact before (empty when added)
+  std::string new_body;       ///< the artifact at the commit (empty when deleted)
+  std::string old_canonical;  ///< normalize(old_body), when it parsed and was asked for
+  std::string new_canonical;  ///< normalize(new_body), when it parsed and was asked for
+  CommitInfo commit;          ///< the commit
+  ChangeView view;            ///< fields, headers and the line diff over the bodies above
 };
 
 /// Loads the change a commit made to a source's raw artifact (or, when it touched no raw
-/// file, to the first path it changed). source narrows it to one source's file.
+/// file, to the first path it changed). source narrows it to one source's file. With
+/// normalized, the line diff compares the canonical documents instead of the raw bodies
+/// (falling back to the raw bodies when a version does not parse).
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
-                                                  std::string_view source);
+                                                  std::string_view source, bool normalized = false);
+
+/// Fills in the item summary (and, with normalized, the canonical line diff) of a change
+/// whose bodies and view are set; ignore names fields whose changes count as cosmetic.
+void add_feed_summary(LoadedChange& change, bool normalized,
+                      const std::vector<std::string>& ignore);
 
 /// The web page of a commit when the archive's origin is on GitHub, GitLab or Codeberg.
 std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id);

@@ -15,12 +15,13 @@ struct ShowOptions {
   std::string format = "text";
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
+  bool normalized = false;
 };
 
 Result<int> show(const Globals& globals, const ShowOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  auto change = load_change(*archive, options.revision, options.source);
+  auto change = load_change(*archive, options.revision, options.source, options.normalized);
   if (!change) return change.error();
   RenderOptions render;
   render.max_lines = options.max_lines;
@@ -44,6 +45,9 @@ Command show_command(CLI::App& root, const Globals& globals) {
   app->add_option("NAME", options->source, "The source, when a commit changed several");
   app->add_option("--format", options->format, "text (default) or markdown")
       ->check(CLI::IsMember({"text", "markdown"}));
+  app->add_flag("--normalized", options->normalized,
+                "Diff the canonical documents (one element a line, sorted attributes, HTML "
+                "split at blocks) instead of the raw bodies");
   app->add_option("--max-lines", options->max_lines,
                   "Diff lines shown at most (default 400); the counts are from the whole diff")
       ->check(CLI::PositiveNumber);

@@ -59,6 +59,16 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
     first = false;
   }
 
+  if (c.items) {
+    out += fmt::format("\n### Items\n\n{}\n\n", inline_text(page::items_summary(*c.items)));
+    std::size_t more = 0;
+    for (const auto& line : page::item_lines(*c.items, options, &more))
+      out += fmt::format("- **{}** {}\n", line.kind, inline_text(line.label));
+    if (more) out += fmt::format("- ... and {} more\n", more);
+  } else if (!c.items_note.empty()) {
+    out += fmt::format("\n### Items\n\n{}\n", inline_text(c.items_note));
+  }
+
   const page::ShownDiff diff = page::shown(c.diff, options);
   out += fmt::format("\n### Diff ({})\n\n", c.diff_label);
   if (c.diff.empty()) {

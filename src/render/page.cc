@@ -27,6 +27,54 @@ std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {
   };
 }
 
+std::string items_summary(const ItemDiff& items) {
+  if (items.empty()) return "no item changed";
+  if (items.cosmetic_only) {
+    std::string fields;
+    for (const auto& f : items.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
+    return fields.empty() ? "cosmetic only" : fmt::format("cosmetic only ({})", fields);
+  }
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (const auto& item : items.items) ++counts[static_cast<int>(item.kind)];
+  static constexpr const char* kWords[] = {"added", "removed", "changed", "moved"};
+  std::string out;
+  for (int k = 0; k < 4; ++k)
+    if (counts[k]) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", counts[k], kWords[k]);
+  if (!items.channel_fields.empty())
+    out += fmt::format("{}channel {}", out.empty() ? "" : "; ",
+                       items.channel_fields.size() == 1 ? "field changed" : "fields changed");
+  return out.empty() ? "only ignored fields changed" : out;
+}
+
+std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& options,
+                                 std::size_t* more) {
+  static constexpr const char* kWords[] = {"added", "removed", "changed", "moved"};
+  std::vector<ItemLine> out;
+  std::size_t total = items.items.size() + (items.channel_fields.empty() ? 0 : 1);
+  for (const auto& item : items.items) {
+    if (out.size() >= options.max_items) break;
+    std::string title = item.title.empty() ? item.id : item.title;
+    for (char& c : title)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    bool cut = false;
+    std::string label(cut_chars(title, 100, &cut));
+    if (cut) label += "…";
+    if (!item.fields.empty()) {
+      std::string fields;
+      for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
+      label += fmt::format(" ({}{})", fields, item.moved ? "; moved" : "");
+    }
+    out.push_back({kWords[static_cast<int>(item.kind)], std::move(label)});
+  }
+  if (!items.channel_fields.empty() && out.size() < options.max_items) {
+    std::string fields;
+    for (const auto& f : items.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
+    out.push_back({"channel", fields});
+  }
+  if (more) *more = total - out.size();
+  return out;
+}
+
 std::string hunk_header(const Hunk& h) {
   auto range = [](std::size_t start, std::size_t count) {
     return count == 1 ? fmt::format("{}", start) : fmt::format("{},{}", start, count);

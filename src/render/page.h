@@ -35,6 +35,21 @@ ShownDiff shown(const LineDiff& diff, const RenderOptions& options);
 /// The footer sentence(s), or "" when nothing was held back.
 std::string footer(const ShownDiff& diff, const RenderOptions& options);
 
+/// The one-line summary of an item diff: "2 added, 1 removed, 3 changed" or "cosmetic only
+/// (lastBuildDate)" or "no item changed".
+std::string items_summary(const ItemDiff& items);
+
+/// One listed item change: its kind word and a one-line label (title cut to 100
+/// characters, the changed fields in parentheses), unescaped.
+struct ItemLine {
+  std::string kind;   ///< added, removed, changed, moved, channel
+  std::string label;  ///< what to show after the kind
+};
+
+/// The item changes to list, at most options.max_items of them; `more` gets the rest's count.
+std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& options,
+                                 std::size_t* more);
+
 /// `@@ -a,b +c,d @@`.
 std::string hunk_header(const Hunk& hunk);
 

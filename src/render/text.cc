@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "feeddiff/core.h"
 #include "feeddiff/render.h"
 #include "render/page.h"
 
@@ -47,6 +48,19 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
   for (const auto& row : c.headers)
     out += fmt::format("  {:<{}}  {}\n", row.name, width,
                        row.value ? escape_terminal(*row.value) : std::string("null"));
+
+  if (c.items) {
+    out += fmt::format("\nItems: {}\n", page::items_summary(*c.items));
+    std::size_t more = 0;
+    for (const auto& line : page::item_lines(*c.items, options, &more)) {
+      const char* color = line.kind == "added" ? p.added : line.kind == "removed" ? p.removed : "";
+      out += fmt::format("  {}{:<8}{} {}\n", color, line.kind, *color ? p.reset : "",
+                         escape_terminal(line.label));
+    }
+    if (more) out += fmt::format("  ... and {} more\n", with_thousands(more));
+  } else if (!c.items_note.empty()) {
+    out += fmt::format("\nItems: {}\n", escape_terminal(c.items_note));
+  }
 
   const page::ShownDiff diff = page::shown(c.diff, options);
   out += '\n';
