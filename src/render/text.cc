@@ -1,6 +1,7 @@
 // The change page for a terminal.
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
@@ -29,10 +30,13 @@ Palette palette(bool color) {
 std::string render_text(const ChangeView& c, const RenderOptions& options) {
   const Palette p = palette(options.color);
   std::string out;
-  out += fmt::format("{}Change {}{}\n", p.bold, c.commit_id.substr(0, 7), p.reset);
-  out += c.commit_id;
-  if (c.forge_url) out += fmt::format(" · commit on the forge: {}", escape_terminal(*c.forge_url));
-  out += '\n';
+  if (!c.commit_id.empty()) {
+    out += fmt::format("{}Change {}{}\n", p.bold, c.commit_id.substr(0, 7), p.reset);
+    out += c.commit_id;
+    if (c.forge_url)
+      out += fmt::format(" · commit on the forge: {}", escape_terminal(*c.forge_url));
+    out += '\n';
+  }
   out += fmt::format("{}{}{}\n", p.bold, escape_terminal(c.title), p.reset);
   out += fmt::format("{} {}\n\n", escape_terminal(c.path), c.path_status);
 
@@ -42,10 +46,12 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
   for (const auto& [label, value] : fields)
     out += fmt::format("{:<{}}  {}\n", label, width, escape_terminal(value));
 
-  out += "\nRecorded headers\n";
+  const bool recorded = std::any_of(c.headers.begin(), c.headers.end(),
+                                    [](const HeaderRow& row) { return row.value.has_value(); });
+  if (recorded) out += "\nRecorded headers\n";
   width = 0;
   for (const auto& row : c.headers) width = std::max(width, row.name.size());
-  for (const auto& row : c.headers)
+  for (const auto& row : recorded ? c.headers : std::vector<HeaderRow>{})
     out += fmt::format("  {:<{}}  {}\n", row.name, width,
                        row.value ? escape_terminal(*row.value) : std::string("null"));
 
