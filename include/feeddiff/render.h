@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "feeddiff/diff.h"
+#include "feeddiff/normalize.h"
 
 namespace feeddiff {
 
@@ -107,6 +108,10 @@ std::string render_html(const ChangeView& change, const RenderOptions& options,
 /// invalid UTF-8 first become visible as escape_terminal writes them.
 std::string escape_html(std::string_view text);
 
+/// The one-line item summary the pages show: "2 added, 1 changed", "cosmetic only
+/// (lastBuildDate)", "no item changed".
+std::string summarize_items(const ItemDiff& items);
+
 /// One change as the site lists it.
 struct SiteChange {
   std::string id;           ///< full commit id
@@ -138,5 +143,10 @@ std::string render_source_page(const SiteSource& source);
 /// newest first. feed_id names the archive; base_url, when not empty, makes links absolute.
 std::string render_site_atom(const std::vector<SiteChange>& changes, const std::string& feed_id,
                              const std::string& base_url);
+
+/// A feed's items as a table for a terminal: position, identity, date, title (escaped).
+std::string render_items_text(const Feed& feed);
+/// A feed's items as JSON: {"schema": "feeddiff.items/1", "format", "items": [...]}.
+std::string render_items_json(const Feed& feed, const std::string& encoding);
 
 }  // namespace feeddiff

@@ -37,6 +37,10 @@ Command poll_command(CLI::App& root, const Globals& globals);
 Command log_command(CLI::App& root, const Globals& globals);
 Command show_command(CLI::App& root, const Globals& globals);
 Command cat_command(CLI::App& root, const Globals& globals);
+Command site_command(CLI::App& root, const Globals& globals);
+Command normalize_command(CLI::App& root, const Globals& globals);
+Command items_command(CLI::App& root, const Globals& globals);
+Command diff_command(CLI::App& root, const Globals& globals);
 
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);
