@@ -16,6 +16,9 @@
 
 namespace feeddiff {
 
+/// A permanent redirect (301/308) becomes the source's URL after this many polls in a row saw it.
+inline constexpr int kAdoptRedirectAfter = 3;
+
 /// What happened to one source in a poll.
 enum class Outcome {
   added,         ///< first version recorded
@@ -65,6 +68,11 @@ struct PollOptions {
 /// Polls the archive's sources. Errors are for the poll as a whole (lock held, config
 /// unreadable, an unknown name); a source that fails is an outcome, not an error.
 Result<PollReport> poll(Archive& archive, const PollOptions& options);
+
+/// Re-enables a source that 410 Gone disabled, and forgets its failures and backoff, so the
+/// next poll fetches it. Errc::not_found when no source has that name. The value says whether
+/// the source was disabled.
+Result<bool> enable_source(Archive& archive, const std::string& name, bool wait_for_lock);
 
 /// The path a source's raw body is stored at: raw/<name>/response.xml or .json.
 std::string raw_path(const std::string& name, bool json);

@@ -90,6 +90,8 @@ int run_cli(int argc, char** argv) {
       cli::remove_command(app, globals), cli::poll_command(app, globals),
       cli::log_command(app, globals),    cli::show_command(app, globals),
       cli::cat_command(app, globals),
+      cli::status_command(app, globals),
+      cli::enable_command(app, globals),
       cli::site_command(app, globals),
       cli::normalize_command(app, globals),
       cli::items_command(app, globals),

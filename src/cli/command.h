@@ -37,6 +37,8 @@ Command poll_command(CLI::App& root, const Globals& globals);
 Command log_command(CLI::App& root, const Globals& globals);
 Command show_command(CLI::App& root, const Globals& globals);
 Command cat_command(CLI::App& root, const Globals& globals);
+Command status_command(CLI::App& root, const Globals& globals);
+Command enable_command(CLI::App& root, const Globals& globals);
 Command site_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);

@@ -14,8 +14,6 @@ namespace {
 
 // Save the state every so many settled sources, so a killed poll loses little.
 constexpr std::size_t kSaveEvery = 64;
-// A permanent redirect is adopted after this many polls in a row saw it.
-constexpr int kAdoptRedirectAfter = 3;
 
 bool looks_like_json(std::string_view body) {
   if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
@@ -153,6 +151,9 @@ class Poller {
       st.last_result = outcome_name(out.outcome);
       out.message = "not modified (HTTP 304)";
       out.next_due = st.next_due;
+      // A 304 reached through the same permanent redirect confirms it as much as a 200.
+      if (auto adopted = adopt_redirect(source, st, job); !adopted.empty())
+        out.redirect_note = adopted;
       return out;
     }
     if (r.status == 410) {
@@ -376,6 +377,26 @@ Result<PollReport> poll(Archive& archive, const PollOptions& options) {
   Poller poller(archive, std::move(*config), std::move(*state), options,
                 options.now ? options.now : now_ms());
   return poller.run(*credentials);
+}
+
+Result<bool> enable_source(Archive& archive, const std::string& name, bool wait_for_lock) {
+  auto lock = ArchiveLock::acquire(archive, wait_for_lock);
+  if (!lock) return lock.error();
+  auto config = load_config(archive);
+  if (!config) return config.error();
+  if (!config->find(name))
+    return Error{Errc::not_found,
+                 fmt::format("no source named '{}' (see `feeddiff status`)", name)};
+  auto state = load_state(archive);
+  if (!state) return state.error();
+  SourceState& st = state->sources[name];
+  const bool was_disabled = st.disabled;
+  st.disabled = false;
+  st.disabled_reason.clear();
+  st.consecutive_failures = 0;
+  st.next_due = 0;
+  if (auto ok = save_state(archive, *state); !ok) return ok.error();
+  return was_disabled;
 }
 
 }  // namespace feeddiff

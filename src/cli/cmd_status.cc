@@ -1,0 +1,226 @@
+// feeddiff status [NAME...] [--json]: where each source stands between polls.
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "cli/command.h"
+#include "feeddiff/poll.h"
+#include "feeddiff/render.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+struct StatusFlags {
+  std::vector<std::string> names;
+  bool json = false;
+};
+
+// "5m", "2h5m", "3d4h": the two leading units are enough to read a schedule.
+std::string rough(TimeMs ms) {
+  std::string exact = format_duration(std::max<TimeMs>(ms, 0));
+  int units = 0;
+  std::string out;
+  for (char c : exact) {
+    out += c;
+    if (std::isalpha(static_cast<unsigned char>(c)) && ++units == 2) break;
+  }
+  return out;
+}
+
+std::string ago(TimeMs then, TimeMs now) {
+  if (now - then < 1000) return "just now";
+  return rough(now - then) + " ago";
+}
+
+// The pieces of one source's line, in reading order.
+std::string status_line(const SourceConfig& source, const SourceState& st, TimeMs now,
+                        std::size_t name_width) {
+  std::vector<std::string> parts;
+  if (st.last_result.empty()) {
+    parts.push_back("never polled");
+  } else {
+    std::string last = fmt::format("{} {}", st.last_result, ago(st.last_attempt, now));
+    if (st.last_status) last += fmt::format(" (HTTP {})", st.last_status);
+    if (!st.last_error.empty() && !st.disabled) last += ": " + st.last_error;
+    parts.push_back(std::move(last));
+  }
+  if (st.consecutive_failures > 1)
+    parts.push_back(fmt::format("{} failures in a row", st.consecutive_failures));
+  if (st.disabled) {
+    parts.push_back(st.disabled_reason.empty()
+                        ? fmt::format("disabled until `feeddiff enable {}`", source.name)
+                        : "disabled: " + st.disabled_reason);
+  } else if (st.next_due <= now) {
+    parts.push_back("due now");
+  } else {
+    parts.push_back(fmt::format("next poll in {}", rough(st.next_due - now)));
+  }
+  if (!st.pending_redirect.empty())
+    parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
+                                st.pending_redirect, st.pending_redirect_count,
+                                kAdoptRedirectAfter));
+  std::string line = fmt::format("{:<{}}  ", source.name, name_width);
+  for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : "") + parts[i];
+  return escape_terminal(line) + "\n";
+}
+
+// A JSON string. Bytes that are not valid UTF-8 (an ETag is whatever a server sent) become
+// U+FFFD, so the output is always valid JSON.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c == '\n') {
+      out += "\\n";
+      ++i;
+    } else if (c == '\t') {
+      out += "\\t";
+      ++i;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\u{:04x}", c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else {
+      const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+      bool valid = len && c <= 0xf4 && i + len <= s.size();
+      for (std::size_t k = 1; valid && k < len; ++k)
+        valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+      if (valid && len >= 3) {
+        const auto c1 = static_cast<unsigned char>(s[i + 1]);
+        // Overlong forms, surrogates and code points past U+10FFFF.
+        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
+            (c == 0xf4 && c1 >= 0x90))
+          valid = false;
+      }
+      if (valid) {
+        out.append(s.substr(i, len));
+        i += len;
+      } else {
+        out += "\\ufffd";
+        ++i;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_time(TimeMs t) {
+  return t ? json_string(format_iso8601_ms(t)) : "null";
+}
+
+std::string json_text(const std::string& s) {
+  return s.empty() ? "null" : json_string(s);
+}
+
+std::string status_json(const std::vector<const SourceConfig*>& sources, const State& state,
+                        TimeMs now) {
+  std::string out = fmt::format("{{\n  \"now\": {},\n  \"sources\": [", json_time(now));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const SourceConfig& source = *sources[i];
+    auto it = state.sources.find(source.name);
+    const SourceState st = it == state.sources.end() ? SourceState{} : it->second;
+    std::string redirect = "null";
+    if (!st.pending_redirect.empty())
+      redirect = fmt::format(R"({{"target": {}, "seen": {}, "adopted_after": {}}})",
+                             json_string(st.pending_redirect), st.pending_redirect_count,
+                             kAdoptRedirectAfter);
+    out += i ? ",\n" : "\n";
+    out += fmt::format(
+        R"(    {{"name": {}, "url": {}, "every_seconds": {}, "last_result": {}, )"
+        R"("last_attempt": {}, "last_status": {}, "last_error": {}, "last_success": {}, )"
+        R"("last_change": {}, "consecutive_failures": {}, "next_due": {}, "due": {}, )"
+        R"("pending_redirect": {}, "disabled": {}, "disabled_reason": {}, "etag": {}, )"
+        R"("last_modified": {}}})",
+        json_string(source.name), json_string(redact_url(source.url)), source.every / 1000,
+        json_text(st.last_result), json_time(st.last_attempt),
+        st.last_status ? std::to_string(st.last_status) : "null", json_text(st.last_error),
+        json_time(st.last_success), json_time(st.last_change), st.consecutive_failures,
+        json_time(st.next_due), !st.disabled && st.next_due <= now ? "true" : "false", redirect,
+        st.disabled ? "true" : "false", json_text(st.disabled_reason), json_text(st.etag),
+        json_text(st.last_modified));
+  }
+  out += sources.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto now = current_time();
+  if (!now) return now.error();
+  auto config = load_config(*archive);
+  if (!config) return config.error();
+  auto state = load_state(*archive);
+  if (!state) return state.error();
+
+  std::vector<const SourceConfig*> sources;
+  for (const auto& name : flags.names) {
+    const SourceConfig* source = config->find(name);
+    if (!source) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
+    sources.push_back(source);
+  }
+  if (flags.names.empty())
+    for (const auto& source : config->sources) sources.push_back(&source);
+
+  if (flags.json) {
+    write_out(status_json(sources, *state, *now));
+    return 0;
+  }
+  if (sources.empty()) {
+    write_out("No sources yet: add one with `feeddiff add NAME URL`.\n");
+    return 0;
+  }
+  std::size_t width = 0;
+  for (const auto* source : sources) width = std::max(width, source->name.size());
+  std::string out;
+  std::size_t failing = 0, disabled = 0, due = 0;
+  for (const auto* source : sources) {
+    auto it = state->sources.find(source->name);
+    const SourceState st = it == state->sources.end() ? SourceState{} : it->second;
+    out += status_line(*source, st, *now, width);
+    failing += st.consecutive_failures > 0 && !st.disabled;
+    disabled += st.disabled;
+    due += !st.disabled && st.next_due <= *now;
+  }
+  out += fmt::format("{} source{}: {} failing, {} disabled, {} due now\n", sources.size(),
+                     sources.size() == 1 ? "" : "s", failing, disabled, due);
+  write_out(out);
+  return 0;
+}
+
+}  // namespace
+
+Command status_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand(
+      "status", "Per source: last result and when, next poll, failures, redirects, disabled");
+  auto flags = std::make_shared<StatusFlags>();
+  app->add_option("NAME", flags->names, "Only these sources (default: all)");
+  app->add_flag("--json", flags->json, "One JSON document (times in UTC, ISO 8601)");
+  app->footer(R"(One line per source, read from the poll state (.git/feeddiff/state.json):
+  what the last poll got and how long ago, the HTTP status, the error if it failed,
+  how many polls in a row failed, when the next poll will fetch it, a permanent redirect
+  seen but not yet adopted (it is adopted after 3 polls in a row), and whether 410 Gone
+  disabled it. Nothing is fetched.
+
+  openai  changed 12m ago (HTTP 200); next poll in 48m
+  flaky   failed 5m ago (HTTP 503): http://example.com/feed: HTTP 503; 3 failures in a row;
+          next poll in 3h55m
+  oldblog gone 2d ago (HTTP 410); disabled: HTTP 410 Gone: disabled until `feeddiff enable oldblog`
+
+Failures back off exponentially (the interval doubled per failure, at most a day) and
+Retry-After is honoured, so a broken feed is not hammered; none is silently dropped.
+
+Examples:
+  feeddiff status
+  feeddiff status --json | jq '.sources[] | select(.consecutive_failures > 0) | .name')");
+  return {app, [flags, &globals] { return run_status(globals, *flags); }};
+}
+
+}  // namespace feeddiff::cli
