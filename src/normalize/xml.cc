@@ -164,6 +164,20 @@ void escape(std::string& out, std::string_view s, bool attribute) {
   out.append(s.data() + from, s.size() - from);
 }
 
+// Whitespace runs as one space.
+void append_collapsed(std::string& out, std::string_view s) {
+  bool space = false;
+  for (char c : s) {
+    if (is_space(c)) {
+      space = true;
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+}
+
 bool cdata_safe(std::string_view s) {
   if (s.find("]]>") != std::string_view::npos) return false;
   for (char c : s)
@@ -405,12 +419,17 @@ class XmlNormalizer {
       if (is_marker(n)) return;
       indent(depth);
       const std::string_view v = trim_ws(sv(n.value()));
+      const bool is_volatile = is_volatile_comment(v);
       out_ += v.empty() ? "<!---->" : "<!-- ";
       if (!v.empty()) {
-        out_ += v;
+        // A volatile comment goes on one line, so the marker covers all of it.
+        if (is_volatile)
+          append_collapsed(out_, v);
+        else
+          out_ += v;
         out_ += " -->";
       }
-      if (is_volatile_comment(v)) out_ += kVolatileMarker;
+      if (is_volatile) out_ += kVolatileMarker;
       out_ += '\n';
     } else if (n.type() == pugi::node_pi) {
       indent(depth);

@@ -2,8 +2,8 @@
 // it fails with a position.
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,6 +21,14 @@ std::string simulated_content_type(const std::string& body) {
   return body.substr(h + 13, end == std::string::npos ? std::string::npos : end - h - 13);
 }
 
+// "line L, column C: reason"
+bool has_position(const std::string& message) {
+  unsigned line = 0, column = 0;
+  int used = 0;
+  return std::sscanf(message.c_str(), "line %u, column %u: %n", &line, &column, &used) == 2 &&
+         used > 0 && line > 0 && column > 0 && message.size() > static_cast<std::size_t>(used);
+}
+
 bool is_feed_file(const std::filesystem::path& p, const std::string& body) {
   const std::string ext = p.extension().string();
   if (ext == ".xml" || ext == ".rss" || ext == ".atom" || ext == ".rdf") return true;
@@ -34,7 +42,6 @@ bool is_feed_file(const std::filesystem::path& p, const std::string& body) {
 TEST_CASE("every corpus feed normalizes idempotently or fails with a line and column",
           "[normalize]") {
   const std::string root = test::corpus_path("");
-  const std::regex position(R"(^line [0-9]+, column [0-9]+: .+)");
   std::size_t parsed = 0, failed = 0, skipped = 0;
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root))
@@ -50,7 +57,7 @@ TEST_CASE("every corpus feed normalizes idempotently or fails with a line and co
     const Result<Document> first = normalize(body, simulated_content_type(body));
     if (!first) {
       ++failed;
-      if (first.error().code != Errc::bad_xml || !std::regex_match(first.error().message, position))
+      if (first.error().code != Errc::bad_xml || !has_position(first.error().message))
         FAIL_CHECK(rel << ": error without a position: " << first.error().message);
       continue;
     }
