@@ -2,6 +2,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -103,6 +104,7 @@ enum BlockKind { kNotBlock = 0, kBlock = 1, kBreakAfter = 2, kStandalone = 3 };
 // kBlock: break before the opening tag, after the closing one. kBreakAfter (br): after the
 // tag. kStandalone (img, hr): before and after.
 BlockKind block_kind(std::string_view name) {
+  // Sorted, for binary search.
   static constexpr std::string_view kBlocks[] = {
       "address", "article", "aside",  "audio",   "blockquote", "caption",    "center", "dd",
       "details", "div",     "dl",     "dt",      "fieldset",   "figcaption", "figure", "footer",
@@ -116,9 +118,7 @@ BlockKind block_kind(std::string_view name) {
   const std::string_view n(buf, name.size());
   if (n == "br") return kBreakAfter;
   if (n == "img" || n == "hr") return kStandalone;
-  for (std::string_view b : kBlocks)
-    if (b == n) return kBlock;
-  return kNotBlock;
+  return std::binary_search(std::begin(kBlocks), std::end(kBlocks), n) ? kBlock : kNotBlock;
 }
 
 bool is_name_char(char c) {

@@ -1,6 +1,7 @@
 // Canonical XML and the item model, from a parsed pugixml tree.
 
 #include <algorithm>
+#include <array>
 #include <pugixml.hpp>
 #include <string>
 #include <string_view>
@@ -120,9 +121,21 @@ bool is_marker(pugi::xml_node n) {
   return n.type() == pugi::node_comment && trim_ws(sv(n.value())) == kMarkerText;
 }
 
+// Bytes escape() must look at: markup characters and controls.
+constexpr std::array<bool, 256> make_escape_table() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['&'] = t['<'] = t['>'] = t['"'] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kEscape = make_escape_table();
+
 void escape(std::string& out, std::string_view s, bool attribute) {
-  std::size_t from = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  const std::size_t n = s.size();
+  std::size_t from = 0, i = 0;
+  while (true) {
+    while (i < n && !kEscape[static_cast<unsigned char>(s[i])]) ++i;
+    if (i >= n) break;
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const char* rep = nullptr;
     char buf[8];
@@ -148,20 +161,21 @@ void escape(std::string& out, std::string_view s, bool attribute) {
       case '\r':
         rep = "&#xD;";
         break;
-      default:
-        if (c < 0x20) {
-          static constexpr char kHex[] = "0123456789ABCDEF";
-          buf[0] = '&', buf[1] = '#', buf[2] = 'x', buf[3] = kHex[c >> 4], buf[4] = kHex[c & 15],
-          buf[5] = ';', buf[6] = 0;
-          rep = buf;
-        }
+      default: {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        buf[0] = '&', buf[1] = '#', buf[2] = 'x', buf[3] = kHex[c >> 4], buf[4] = kHex[c & 15],
+        buf[5] = ';', buf[6] = 0;
+        rep = buf;
+      }
     }
-    if (!rep) continue;
-    out.append(s.data() + from, i - from);
-    out += rep;
-    from = i + 1;
+    if (rep) {
+      out.append(s.data() + from, i - from);
+      out += rep;
+      from = i + 1;
+    }
+    ++i;
   }
-  out.append(s.data() + from, s.size() - from);
+  out.append(s.data() + from, n - from);
 }
 
 // Whitespace runs as one space.
@@ -957,20 +971,25 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
                                 pugi::parse_wconv_attribute | pugi::parse_comments |
                                 pugi::parse_pi | pugi::parse_declaration | pugi::parse_doctype;
   pugi::xml_document xml;
-  pugi::xml_parse_result r;
-  for (int attempt = 0;; ++attempt) {
-    r = xml.load_buffer(repaired.text.data(), repaired.text.size(), kOptions, pugi::encoding_utf8);
-    if (r || attempt > 0) break;
+  // Parsed in place (pugixml decodes into the buffer), so a second attempt repairs again.
+  pugi::xml_parse_result r = xml.load_buffer_inplace(repaired.text.data(), repaired.text.size(),
+                                                     kOptions, pugi::encoding_utf8);
+  if (!r && xml.document_element() && r.offset > 0) {
     // Junk after a complete root element: cut it off and parse again.
-    const pugi::xml_node root = xml.document_element();
-    if (!root || r.offset <= 0) break;
-    const std::string end_tag = "</" + std::string(root.name()) + ">";
+    const std::string end_tag = "</" + std::string(xml.document_element().name()) + ">";
+    std::vector<Repair> scratch;
+    RepairLog quiet(scratch);
+    Repaired again = repair_xml(decoded, quiet);
     const std::string_view before =
-        trim_ws(std::string_view(repaired.text).substr(0, static_cast<std::size_t>(r.offset)));
-    if (!before.ends_with(end_tag)) break;
-    const std::size_t cut = before.size();
-    log.add(decoded, repaired.map.to_input(cut), "removed junk after the root element");
-    repaired.text.resize(cut);
+        trim_ws(std::string_view(again.text).substr(0, static_cast<std::size_t>(r.offset)));
+    if (before.ends_with(end_tag)) {
+      const std::size_t cut = before.size();
+      log.add(decoded, again.map.to_input(cut), "removed junk after the root element");
+      again.text.resize(cut);
+      repaired = std::move(again);
+      r = xml.load_buffer_inplace(repaired.text.data(), repaired.text.size(), kOptions,
+                                  pugi::encoding_utf8);
+    }
   }
   if (!r) {
     const std::size_t at =
