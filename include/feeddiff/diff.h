@@ -23,9 +23,11 @@ struct DiffLine {
 
 /// `@@ -old_start,old_count +new_start,new_count @@` and its lines.
 struct Hunk {
-  std::size_t old_start = 0;    ///< 1-based first line in the old text (0 when old_count is 0)
+  /// 1-based first line in the old text; when old_count is 0, the line after which the hunk
+  /// goes (0: before the first line), as GNU diff and git print it.
+  std::size_t old_start = 0;
   std::size_t old_count = 0;    ///< lines of the old text the hunk covers
-  std::size_t new_start = 0;    ///< 1-based first line in the new text (0 when new_count is 0)
+  std::size_t new_start = 0;    ///< as old_start, in the new text
   std::size_t new_count = 0;    ///< lines of the new text the hunk covers
   std::vector<DiffLine> lines;  ///< context, removed and added lines in order
 };
@@ -33,17 +35,23 @@ struct Hunk {
 /// Knobs of the line diff.
 struct DiffOptions {
   std::size_t context = 3;  ///< context lines around each change, as `diff -U3`
-  /// Past this many edit steps in one region, the region is reported as replaced whole
-  /// instead of searched further; bounds time and memory on inputs that share nothing.
-  std::size_t max_edit_cost = 4096;
+  /// Budget of the search for a shortest diff, in dtl steps (one line comparison each) per
+  /// line left to search once the common prefix and suffix and the lines git sets aside
+  /// (those absent from the other text, and very common lines among them) are gone. Within it
+  /// the diff is as short as git's or shorter; past it, what is left is cut into smaller
+  /// regions or reported as replaced, and `approximate` is set. This keeps any input's diff
+  /// near linear time: the default keeps it within 1.5x the time of `git diff`.
+  std::size_t max_edit_cost = 48;
 };
 
 /// A unified diff of two texts.
 struct LineDiff {
-  std::vector<Hunk> hunks;   ///< in order, with context
-  std::size_t added = 0;     ///< lines added in the whole diff
-  std::size_t removed = 0;   ///< lines removed in the whole diff
-  bool approximate = false;  ///< some region hit max_edit_cost: correct but not minimal
+  std::vector<Hunk> hunks;  ///< in order, with context
+  std::size_t added = 0;    ///< lines added in the whole diff
+  std::size_t removed = 0;  ///< lines removed in the whole diff
+  /// The search ran out of max_edit_cost: the hunks are correct (they turn the old text into
+  /// the new one) but may remove and add more lines than needed.
+  bool approximate = false;
   /// True when the texts are equal.
   bool empty() const { return hunks.empty(); }
 };
@@ -53,8 +61,10 @@ struct LineDiff {
 std::vector<std::string_view> split_lines(std::string_view text);
 
 /// Unified line diff of two texts. Lines compare with their line ends, so a last line that
-/// lost its '\n' counts as changed, as git counts it. The result views both inputs: keep
-/// them alive while it is used.
+/// lost its '\n' counts as changed, as git counts it; `added` and `removed` are what
+/// `git diff --numstat` says, except where git's own search cuts a costly change short (ours
+/// are then smaller) or `approximate` is set. The result views both inputs: keep them alive
+/// while it is used.
 LineDiff diff_lines(std::string_view old_text, std::string_view new_text,
                     const DiffOptions& options = {});
 
