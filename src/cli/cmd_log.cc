@@ -12,7 +12,23 @@ namespace {
 struct LogOptions {
   std::string source;
   std::size_t limit = 0;
+  std::string format = "text";
 };
+
+std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
+  std::vector<LogEntry> out;
+  for (const auto& c : commits) {
+    LogEntry e;
+    e.id = c.id;
+    e.title = c.title;
+    if (const std::string* s = c.trailer("Source")) e.source = *s;
+    e.timestamp = format_iso8601_ms(c.author_time);
+    if (const std::string* observed = c.trailer("Observed-At")) e.observed_at = *observed;
+    if (const std::string* status = c.trailer("Status")) e.status = *status;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
 
 Result<int> log(const Globals& globals, const LogOptions& options) {
   if (!options.source.empty())
@@ -21,6 +37,10 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
   if (!archive) return archive.error();
   auto commits = archive->log(options.source.empty() ? "" : "raw/" + options.source, options.limit);
   if (!commits) return commits.error();
+  if (options.format == "json") {
+    write_out(render_log_json(log_entries(*commits)));
+    return 0;
+  }
   std::string out;
   for (const auto& c : *commits) {
     std::string when = format_iso8601_ms(c.commit_time).substr(0, 16);
@@ -43,11 +63,14 @@ Command log_command(CLI::App& root, const Globals& globals) {
   auto options = std::make_shared<LogOptions>();
   app->add_option("NAME", options->source, "Only this source's changes");
   app->add_option("-n", options->limit, "At most N changes")->type_name("N");
+  app->add_option("--format", options->format, "text (default) or json (docs/json.md)")
+      ->check(CLI::IsMember({"text", "json"}));
   app->footer(R"(Each line: short commit id, when it was observed (UTC), and the commit title.
 
 Examples:
   feeddiff log                 every change
   feeddiff log pytorch -n 5    the last five changes of one source
+  feeddiff log --format json   for scripts (schema: docs/json.md)
   feeddiff show <id>           then look at one)");
   return {app, [options, &globals] { return log(globals, *options); }};
 }
