@@ -9,6 +9,18 @@ namespace feeddiff::cli {
 
 namespace {
 
+// The file at the commit on the forge, from the commit's page: GitHub /commit/ -> /blob/,
+// GitLab /-/commit/ -> /-/blob/, Codeberg (Gitea) /commit/ -> /src/commit/.
+std::optional<std::string> forge_file_url(const std::string& commit_url, const std::string& path) {
+  auto at = commit_url.rfind("/commit/");
+  if (at == std::string::npos) return std::nullopt;
+  std::string base = commit_url.substr(0, at);
+  const std::string id = commit_url.substr(at + 8);
+  if (base.ends_with("/-")) return base + "/blob/" + id + "/" + path;
+  if (base.starts_with("https://codeberg.org/")) return base + "/src/commit/" + id + "/" + path;
+  return base + "/blob/" + id + "/" + path;
+}
+
 struct ShowOptions {
   std::string revision = "HEAD";
   std::string source;
@@ -28,6 +40,13 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   render.max_line_chars = options.max_line_chars;
   if (options.format == "markdown") {
     write_out(render_markdown((*change)->view, render));
+  } else if (options.format == "json") {
+    write_out(render_json((*change)->view, render));
+  } else if (options.format == "html") {
+    HtmlLinks links;
+    const ChangeView& view = (*change)->view;
+    if (view.forge_url) links.raw = forge_file_url(*view.forge_url, view.path);
+    write_out(render_html(view, render, links));
   } else {
     render.color = use_color(globals);
     write_out(render_text((*change)->view, render));
@@ -43,8 +62,9 @@ Command show_command(CLI::App& root, const Globals& globals) {
   app->add_option("COMMIT", options->revision,
                   "The change: a commit id (abbreviated is fine), HEAD~2, ... (default HEAD)");
   app->add_option("NAME", options->source, "The source, when a commit changed several");
-  app->add_option("--format", options->format, "text (default) or markdown")
-      ->check(CLI::IsMember({"text", "markdown"}));
+  app->add_option("--format", options->format,
+                  "text (default), markdown, json (docs/json.md) or html (a standalone page)")
+      ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
   app->add_flag("--normalized", options->normalized,
                 "Diff the canonical documents (one element a line, sorted attributes, HTML "
                 "split at blocks) instead of the raw bodies");
@@ -62,6 +82,8 @@ version. Text from feeds is escaped: control characters show as \x1b, bidi overr
 Examples:
   feeddiff show                     the latest change
   feeddiff show a766469 --format markdown > change.md
+  feeddiff show --format html > change.html    a page for a browser
+  feeddiff show --format json | jq .items      for scripts (schema: docs/json.md)
   feeddiff show HEAD~3 --max-lines 50)");
   return {app, [options, &globals] { return show(globals, *options); }};
 }

@@ -1,0 +1,115 @@
+// The change page as a standalone HTML document, laid out like the reference page: the
+// id and forge link, the title, the field list, the recorded headers, the item summary and
+// the coloured diff with its limits. Everything that came from a feed or a server goes
+// through escape_html; the page has no script and fetches nothing.
+
+#include <fmt/format.h>
+
+#include "feeddiff/core.h"
+#include "feeddiff/render.h"
+#include "render/html_page.h"
+#include "render/page.h"
+
+namespace feeddiff {
+
+namespace {
+
+// "GitHub", "GitLab", "Codeberg", from the commit page's host.
+std::string forge_name(std::string_view url) {
+  if (url.starts_with("https://github.com/")) return "GitHub";
+  if (url.starts_with("https://gitlab.com/")) return "GitLab";
+  if (url.starts_with("https://codeberg.org/")) return "Codeberg";
+  return "the forge";
+}
+
+std::string field_value(const ChangeView& c, const HtmlLinks& links, const std::string& label,
+                        const std::string& value) {
+  if (label == "Lines added") return "<span class=\"plus\">" + escape_html(value) + "</span>";
+  if (label == "Lines removed") return "<span class=\"minus\">" + escape_html(value) + "</span>";
+  if (label == "Raw artifact at this commit" && links.raw)
+    return "<code>" + html::link(*links.raw, c.path) + "</code>";
+  if (label == "Raw artifact at this commit" || label == "Source")
+    return "<code>" + escape_html(value) + "</code>";
+  return escape_html(value);
+}
+
+std::string items_section(const ChangeView& c, const RenderOptions& options) {
+  if (!c.items && c.items_note.empty()) return "";
+  std::string out = "<section id=\"items\">\n<h2>Items</h2>\n";
+  if (!c.items) return out + fmt::format("<p>{}</p>\n</section>\n", escape_html(c.items_note));
+  out += fmt::format("<p>{}</p>\n", escape_html(page::items_summary(*c.items)));
+  std::size_t more = 0;
+  const auto lines = page::item_lines(*c.items, options, &more);
+  if (!lines.empty()) {
+    out += "<ul class=\"items\">\n";
+    for (const auto& line : lines)
+      out += fmt::format("<li><span class=\"kind {0}\">{0}</span> {1}</li>\n",
+                         escape_html(line.kind), escape_html(line.label));
+    out += "</ul>\n";
+  }
+  if (more) out += fmt::format("<p class=\"footer\">… and {} more.</p>\n", with_thousands(more));
+  return out + "</section>\n";
+}
+
+std::string diff_section(const ChangeView& c, const RenderOptions& options) {
+  std::string out =
+      fmt::format("<section id=\"diff\">\n<h2>Diff <span class=\"null\">({} body)</span></h2>\n",
+                  escape_html(c.diff_label));
+  const page::ShownDiff diff = page::shown(c.diff, options);
+  if (c.diff.empty()) {
+    out += fmt::format("<p>No difference in the {} body.</p>\n", escape_html(c.diff_label));
+  } else {
+    out += "<div class=\"diff mono\">\n";
+    for (const auto& line : diff.lines) {
+      if (line.kind == '@') {
+        out += fmt::format("<div class=\"h\">{}</div>\n", escape_html(line.header));
+        continue;
+      }
+      const char* cls = line.kind == '+' ? "a" : line.kind == '-' ? "r" : "c";
+      out += fmt::format("<div class=\"{}\">{}{}{}</div>\n", cls, line.kind, escape_html(line.text),
+                         line.cut ? "<span class=\"cut\" title=\"line cut\">…</span>" : "");
+      if (line.no_newline) out += "<div class=\"m\">\\ No newline at end of file</div>\n";
+    }
+    out += "</div>\n";
+  }
+  if (auto f = page::footer(diff, options); !f.empty())
+    out += fmt::format("<p class=\"footer\">{}</p>\n", escape_html(f));
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ChangeView& c, const RenderOptions& options, const HtmlLinks& links) {
+  const std::string short_id = c.commit_id.substr(0, 7);
+  std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title));
+  out += html::nav(links.nav);
+  out += "<header>\n<p class=\"kicker\">Change</p>\n";
+  out += fmt::format("<h1 class=\"mono\">{}</h1>\n", escape_html(short_id));
+  out += fmt::format("<p class=\"id\"><code>{}</code>", escape_html(c.commit_id));
+  if (c.forge_url && html::safe_href(*c.forge_url))
+    out += " · " + html::link(*c.forge_url, "commit on " + forge_name(*c.forge_url));
+  out += "</p>\n";
+  out += fmt::format("<p class=\"title\">{}</p>\n", escape_html(c.title));
+  out += fmt::format("<p class=\"path\"><code>{}</code> {}</p>\n</header>\n", escape_html(c.path),
+                     escape_html(c.path_status));
+
+  out += "<dl class=\"fields\">\n";
+  for (const auto& [label, value] : page::fields(c))
+    out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", escape_html(label),
+                       field_value(c, links, label, value));
+  out += "</dl>\n";
+
+  out += "<section id=\"headers\">\n<h2>Recorded headers</h2>\n<div class=\"scroll\"><table>\n";
+  out += "<tbody>\n";
+  for (const auto& row : c.headers)
+    out += fmt::format("<tr><th scope=\"row\">{}</th><td class=\"mono\">{}</td></tr>\n",
+                       escape_html(row.name),
+                       row.value ? escape_html(*row.value) : "<span class=\"null\">null</span>");
+  out += "</tbody>\n</table></div>\n</section>\n";
+
+  out += items_section(c, options);
+  out += diff_section(c, options);
+  return out + html::tail();
+}
+
+}  // namespace feeddiff

@@ -1,0 +1,32 @@
+#pragma once
+// What the HTML pages share: the head (charset, a Content-Security-Policy that allows no
+// script and no fetch, the viewport, inline CSS), the breadcrumbs, and safe links.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace feeddiff::html {
+
+/// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here.
+std::string head(std::string_view title);
+
+/// `</body></html>` and the final line end.
+std::string tail();
+
+/// A breadcrumb line of links (label, href), or "" when there are none.
+std::string nav(const std::vector<std::pair<std::string, std::string>>& links);
+
+/// The href as an attribute value, when it is http(s) or relative (no other scheme, so no
+/// javascript: or data:); nullopt otherwise.
+std::optional<std::string> safe_href(std::string_view href);
+
+/// `<a href="...">label</a>` when the href is safe, else the label alone; label is escaped.
+std::string link(std::string_view href, std::string_view label);
+
+/// `2026-10-01T05:54:04.027Z` as `2026-10-01 05:54` (UTC), for tables.
+std::string short_time(std::string_view iso);
+
+}  // namespace feeddiff::html
