@@ -17,7 +17,6 @@ constexpr std::string_view kAtom10 = "http://www.w3.org/2005/Atom";
 constexpr std::string_view kAtom03 = "http://purl.org/atom/ns#";
 constexpr std::string_view kRss10 = "http://purl.org/rss/1.0/";
 constexpr std::string_view kRss090 = "http://my.netscape.com/rdf/simple/0.9/";
-constexpr std::string_view kRdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 constexpr std::string_view kDc = "http://purl.org/dc/elements/1.1/";
 constexpr std::string_view kDcTerms = "http://purl.org/dc/terms/";
 constexpr std::string_view kContent = "http://purl.org/rss/1.0/modules/content/";
@@ -211,12 +210,25 @@ class XmlNormalizer {
   // False when elements nest deeper than kMaxDepth (the writer recurses).
   bool collect_namespaces() {
     std::vector<std::pair<std::string_view, std::string_view>> declared;  // uri, prefix
-    int depth = 0;
+    std::vector<std::size_t> pushed;  // declarations pushed per open node
+    auto note_prefix = [&](std::string_view qname) {
+      const std::size_t colon = qname.find(':');
+      if (colon == std::string_view::npos || colon == 0) return;
+      const std::string_view prefix = qname.substr(0, colon);
+      std::string_view uri;
+      if (prefix == "xml" || prefix == "xmlns" || resolve(prefix, uri)) return;
+      if (std::find(undeclared_.begin(), undeclared_.end(), prefix) == undeclared_.end())
+        undeclared_.emplace_back(prefix);
+    };
     pugi::xml_node n = doc_.first_child();
     while (n) {
+      std::size_t k = 0;
       if (n.type() == pugi::node_element) {
+        k = push_scope(n);
+        note_prefix(sv(n.name()));
         for (pugi::xml_attribute a : n.attributes()) {
           const std::string_view name = sv(a.name());
+          if (!name.starts_with("xmlns")) note_prefix(name);
           if (!name.starts_with("xmlns:") || name.size() == 6) continue;
           const std::string_view uri = sv(a.value());
           if (uri.empty()) continue;
@@ -225,18 +237,25 @@ class XmlNormalizer {
             declared.emplace_back(uri, name.substr(6));
         }
       }
-      // Preorder walk keeping depth.
       if (n.first_child()) {
+        pushed.push_back(k);
+        if (pushed.size() > static_cast<std::size_t>(kMaxDepth)) return false;
         n = n.first_child();
-        if (++depth > kMaxDepth) return false;
         continue;
       }
+      pop_scope(k);
       while (n && !n.next_sibling()) {
         n = n.parent();
-        --depth;
+        if (pushed.empty()) {
+          n = pugi::xml_node();
+          break;
+        }
+        pop_scope(pushed.back());
+        pushed.pop_back();
       }
       if (n) n = n.next_sibling();
     }
+    scope_.clear();
     // Known URIs take their conventional prefix (sorted, so two URIs sharing one number
     // the same way every time); the others keep theirs, numbered on a clash.
     std::vector<std::string_view> known;
@@ -295,7 +314,9 @@ class XmlNormalizer {
   void assign(std::string_view uri, std::string_view prefix) {
     std::string p(prefix);
     auto taken = [&](const std::string& q) {
+      // Prefixes used without a declaration stay as they are, so nothing may take them.
       return q == "xml" || q == "xmlns" ||
+             std::find(undeclared_.begin(), undeclared_.end(), q) != undeclared_.end() ||
              std::any_of(canon_.begin(), canon_.end(),
                          [&](const auto& c) { return c.second == q; });
     };
@@ -883,6 +904,7 @@ class XmlNormalizer {
   pugi::xml_document& doc_;
   std::string& out_;
   std::vector<std::pair<std::string, std::string>> canon_;  // uri, prefix
+  std::vector<std::string> undeclared_;                     // prefixes used, never bound
   std::vector<std::pair<std::string_view, std::string_view>> scope_;
   std::vector<std::pair<std::string, std::string_view>> attrs_;
   std::vector<std::string_view> lines_;

@@ -1,0 +1,53 @@
+// Inputs that once broke normalize (found by fuzz/run) keep working: each normalizes
+// idempotently, or fails with a positioned error, under every charset hint the fuzzer uses.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "feeddiff/normalize.h"
+#include "support/process.h"
+
+namespace feeddiff {
+
+TEST_CASE("every fuzzing regression input normalizes idempotently or fails cleanly",
+          "[normalize]") {
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& e :
+       std::filesystem::directory_iterator(test::fixture_path("normalize/regressions")))
+    if (e.is_regular_file()) inputs.push_back(e.path());
+  std::sort(inputs.begin(), inputs.end());
+  REQUIRE_FALSE(inputs.empty());
+  for (const auto& input : inputs) {
+    const std::string body = test::slurp(input.string());
+    for (const char* hint : {"", "iso-8859-1", "gb2312", "utf-16", "shift_jis"}) {
+      INFO(input.filename().string() << " with hint '" << hint << "'");
+      const Result<Document> first = normalize(body, hint);
+      if (!first) {
+        CHECK(first.error().message.starts_with("line "));
+        continue;
+      }
+      const Result<Document> second = normalize(first->text);
+      REQUIRE(second.ok());
+      CHECK(second->text == first->text);
+    }
+  }
+}
+
+TEST_CASE("a prefix used without declaration is not given to a declared namespace", "[normalize]") {
+  const char* xml =
+      "<rss xmlns:cc=\"http://purl.org/dc/elements/1.1/\"><channel><dc:date>d</dc:date>"
+      "<cc:creator>c</cc:creator></channel></rss>";
+  const Result<Document> first = normalize(xml);
+  REQUIRE(first.ok());
+  CHECK(first->text.find("xmlns:dc2=\"http://purl.org/dc/elements/1.1/\"") != std::string::npos);
+  CHECK(first->text.find("<dc:date>d</dc:date>\n") != std::string::npos);
+  CHECK(first->text.find("<dc2:creator>c</dc2:creator>") != std::string::npos);
+  const Result<Document> second = normalize(first->text);
+  REQUIRE(second.ok());
+  CHECK(second->text == first->text);
+}
+
+}  // namespace feeddiff
