@@ -86,9 +86,26 @@ class Archive {
   std::string private_dir() const;
 
   /// Writes the request's blobs and tree, then the commit, then moves the branch
-  /// atomically, then brings the index and work tree in step. nullopt, and nothing
-  /// written, when the files are byte-identical to those at HEAD.
+  /// atomically, then brings the index and work tree in step (in a batch: writes them to
+  /// memory only, see begin_batch). nullopt, and nothing written, when the files are
+  /// byte-identical to those at HEAD.
   Result<std::optional<std::string>> commit(const CommitRequest& request);
+
+  /// Starts a batch: from now on commit() writes to memory and leaves the branch where it
+  /// is; read_head() and the next commit() see the batch's newest commit. flush() makes the
+  /// batch durable. Dropping the archive without flushing loses the batch and nothing else,
+  /// as a crash would. Hold the ArchiveLock while batching.
+  Status begin_batch();
+  /// Writes the batch's objects as one pack (fsync'd), then moves the branch once to the
+  /// batch's newest commit (failing if someone else moved it meanwhile), then brings the
+  /// index and work tree in step. The batch stays open for more commits.
+  Status flush();
+  /// flush(), then back to writing each commit straight to the branch.
+  Status end_batch();
+  /// Bytes of the objects the batch holds in memory (flush when it grows too big).
+  std::size_t pending_bytes() const;
+  /// Commits the batch holds that are not on the branch yet.
+  std::size_t pending_commits() const;
 
   /// Resolves a revision (`HEAD`, `HEAD~2`, a full or abbreviated id, a branch).
   Result<CommitInfo> resolve(std::string_view revision) const;
@@ -105,8 +122,12 @@ class Archive {
   std::optional<std::string> origin_url() const;
 
  private:
+  friend class ArchiveLock;
   struct Impl;
   explicit Archive(std::unique_ptr<Impl> impl);
+  // A process that died between moving the branch and updating the work tree left a list of
+  // paths behind; this checks them out from HEAD. ArchiveLock::acquire calls it.
+  Status finish_checkout() const;
   static Result<Archive> open_repository(const std::string& dir);
   std::unique_ptr<Impl> impl_;
 };
@@ -148,7 +169,8 @@ Result<std::string> read_file(const std::string& path);
 /// by the kernel if the process dies.
 class ArchiveLock {
  public:
-  /// Takes the lock; Errc::locked at once when another process holds it, unless wait.
+  /// Takes the lock; Errc::locked at once when another process holds it, unless wait. Then
+  /// finishes a work-tree update that a killed process left half done.
   static Result<ArchiveLock> acquire(const Archive& archive, bool wait);
   /// Moves a lock.
   ArchiveLock(ArchiveLock&& other) noexcept;

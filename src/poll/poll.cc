@@ -12,8 +12,9 @@ namespace feeddiff {
 
 namespace {
 
-// Save the state every so many settled sources, so a killed poll loses little.
-constexpr std::size_t kSaveEvery = 64;
+// Commits are written to memory and packed when the batch grows this big (and at the end):
+// memory stays bounded however many sources change, and a poll makes few packs.
+constexpr std::size_t kFlushBytes = std::size_t{32} << 20;
 
 bool looks_like_json(std::string_view body) {
   if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
@@ -116,13 +117,23 @@ class Poller {
       jobs_.push_back({&source, secrets[source.name]});
     }
 
+    // The state is saved only after the commits it describes are on the branch: a validator
+    // saved for a commit that a crash lost would turn the next poll into a 304, and that
+    // change would never be recorded.
+    if (auto ok = archive_.begin_batch(); !ok) return ok.error();
     fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
       SourceOutcome outcome = settle(jobs_[i], response);
       if (options_.on_outcome) options_.on_outcome(outcome);
       report_.sources.push_back(std::move(outcome));
-      if (++settled_ % kSaveEvery == 0) (void)save_state(archive_, state_);
+      if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
+        if (auto ok = archive_.flush(); !ok)
+          fatal_ = ok.error();
+        else
+          (void)save_state(archive_, state_);
+      }
     });
     if (!fatal_.message.empty()) return fatal_;
+    if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
     // Report in config order, whatever order transfers finished in.
     std::stable_sort(report_.sources.begin(), report_.sources.end(),
@@ -320,7 +331,6 @@ class Poller {
   TimeMs now_;
   std::vector<Job> jobs_;
   PollReport report_;
-  std::size_t settled_ = 0;
   bool first_version_ = false;
   Error fatal_{Errc::internal, ""};
 };

@@ -1,12 +1,17 @@
 // The archive: a git repository whose branch gets one commit per recorded change.
 
+#include <git2/sys/mempack.h>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
+#include <cstdio>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
+#include "store/pack_writer.h"
 
 namespace feeddiff {
 
@@ -20,6 +25,22 @@ struct Archive::Impl {
   git::RepositoryPtr repo;
   std::string work_dir;
   std::string git_dir;
+
+  // A batch: objects go to an in-memory backend, the branch stays where it was until flush().
+  bool batching = false;
+  git_odb_backend* mempack = nullptr;     // owned by repo's object database
+  std::optional<git_oid> pending_head;    // the batch's newest commit, not yet on the branch
+  std::optional<git_oid> batch_base;      // the branch when the batch's first commit was made
+  std::vector<pack::PackObject> objects;  // what the batch wrote, in order
+  std::set<std::string> touched;          // work-tree paths to check out after the move
+  std::size_t pending_bytes = 0;          // bytes of those objects
+  std::size_t pending_commits = 0;        // commits not yet on the branch
+
+  std::string checkout_marker() const { return git_dir + "/feeddiff/checkout-pending"; }
+  // The branch's newest commit, or the batch's when it holds commits not yet on the branch.
+  Result<std::optional<git::CommitPtr>> head() const;
+  // Remembers what a batched commit wrote, for the pack.
+  void note_objects(const CommitRequest& request, const git_tree* tree, const git_oid& commit_id);
 };
 
 namespace {
@@ -41,7 +62,7 @@ Result<git::CommitPtr> lookup_commit(git_repository* repo, std::string_view revi
   return git::CommitPtr(reinterpret_cast<git_commit*>(peeled));
 }
 
-Result<std::optional<git::CommitPtr>> head_commit(git_repository* repo) {
+Result<std::optional<git::CommitPtr>> branch_head(git_repository* repo) {
   git_reference* ref = nullptr;
   int rc = git_repository_head(&ref, repo);
   if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) return std::optional<git::CommitPtr>{};
@@ -106,7 +127,38 @@ Result<git::TreePtr> tree_of(const git_commit* commit) {
   return git::TreePtr(tree);
 }
 
+// Brings the index and work tree in step with HEAD for these paths (a removed path is
+// deleted), whatever they hold now.
+Status checkout_paths(git_repository* repo, const std::vector<std::string>& paths) {
+  if (paths.empty()) return Ok{};
+  std::vector<const char*> list;
+  for (const auto& p : paths) list.push_back(p.c_str());
+  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
+  checkout.checkout_strategy =
+      GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_REMOVE_UNTRACKED;
+  checkout.paths.strings = const_cast<char**>(list.data());
+  checkout.paths.count = list.size();
+  if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
+  return Ok{};
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
 }  // namespace
+
+Result<std::optional<git::CommitPtr>> Archive::Impl::head() const {
+  if (pending_head) {
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo.get(), &*pending_head) != 0)
+      return git::last_error("reading the batch's newest commit");
+    return std::optional<git::CommitPtr>(git::CommitPtr(commit));
+  }
+  return branch_head(repo.get());
+}
 
 const std::string* CommitInfo::trailer(std::string_view key) const {
   for (const auto& t : trailers)
@@ -189,7 +241,7 @@ std::string Archive::private_dir() const {
 
 Result<std::optional<std::string>> Archive::commit(const CommitRequest& request) {
   git_repository* repo = impl_->repo.get();
-  auto head = head_commit(repo);
+  auto head = impl_->head();
   if (!head) return head.error();
   git::TreePtr base;
   if (*head) {
@@ -253,22 +305,196 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
 
   const git_commit* parents[1] = {*head ? head->value().get() : nullptr};
   git_oid commit_id{};
+  std::vector<std::string> paths;
+  for (const auto& file : request.files) paths.push_back(file.path);
+
+  if (impl_->batching) {
+    // Everything goes to memory; flush() packs it and moves the branch.
+    if (git_commit_create(&commit_id, repo, nullptr, author, committer, "UTF-8",
+                          request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
+      return git::last_error("writing the commit");
+    impl_->note_objects(request, tree, commit_id);
+    if (!impl_->pending_head && *head) impl_->batch_base = *git_commit_id(head->value().get());
+    impl_->pending_head = commit_id;
+    impl_->pending_commits += 1;
+    impl_->touched.insert(paths.begin(), paths.end());
+    return std::optional<std::string>(git::to_hex(commit_id));
+  }
+
+  // If we die between moving the branch and the checkout, whoever takes the lock next
+  // finishes the checkout (see finish_checkout).
+  (void)private_dir();
+  if (auto ok = write_file_atomic(impl_->checkout_marker(), join_lines(paths)); !ok)
+    return ok.error();
   // Updating HEAD here writes the ref through a lock file and a rename, and fails if the
   // branch moved since we read it: the branch never names a half-written commit.
   if (git_commit_create(&commit_id, repo, "HEAD", author, committer, "UTF-8",
                         request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
     return git::last_error("writing the commit");
-
-  // Bring the index and work tree in step with the new commit, for the paths it touched.
-  std::vector<const char*> paths;
-  for (const auto& file : request.files) paths.push_back(file.path.c_str());
-  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
-  checkout.checkout_strategy =
-      GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_REMOVE_UNTRACKED;
-  checkout.paths.strings = const_cast<char**>(paths.data());
-  checkout.paths.count = paths.size();
-  if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
+  if (auto ok = checkout_paths(repo, paths); !ok) return ok.error();
+  std::remove(impl_->checkout_marker().c_str());
   return std::optional<std::string>(git::to_hex(commit_id));
+}
+
+void Archive::Impl::note_objects(const CommitRequest& request, const git_tree* tree,
+                                 const git_oid& commit_id) {
+  Impl& b = *this;
+  git_odb* odb = nullptr;
+  git_repository_odb(&odb, b.repo.get());
+  auto add = [&](const git_oid& id, std::string path) {
+    std::size_t size = 0;
+    git_object_t type{};
+    if (odb && git_odb_read_header(&size, &type, odb, &id) == 0) b.pending_bytes += size;
+    b.objects.push_back({id, std::move(path)});
+  };
+  // The trees along each written path (new unless identical to an older one), then the
+  // blobs, then the commit: in a pack, bases come first and readers like this order.
+  std::set<std::string> dirs = {""};
+  for (const auto& file : request.files)
+    for (auto slash = file.path.find('/'); slash != std::string::npos;
+         slash = file.path.find('/', slash + 1))
+      dirs.insert(file.path.substr(0, slash));
+  for (const auto& dir : dirs) {
+    const git_oid id = entry_id(tree, dir);
+    if (git_oid_is_zero(&id) != 1) add(id, dir.empty() ? "/" : dir + "/");
+  }
+  for (const auto& file : request.files)
+    if (file.content) {
+      const git_oid id = entry_id(tree, file.path);
+      if (git_oid_is_zero(&id) != 1) add(id, file.path);
+    }
+  add(commit_id, "");
+  git_odb_free(odb);
+}
+
+Status Archive::begin_batch() {
+  if (impl_->batching) return Ok{};
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, impl_->repo.get()) != 0)
+    return git::last_error("opening the object database");
+  git_odb_backend* mempack = nullptr;
+  int rc = git_mempack_new(&mempack);
+  // Highest priority: every write of the batch lands in memory.
+  if (rc == 0) rc = git_odb_add_backend(odb, mempack, 999);
+  git_odb_free(odb);
+  if (rc != 0) return git::last_error("starting a batch of commits");
+  impl_->mempack = mempack;
+  impl_->batching = true;
+  return Ok{};
+}
+
+std::size_t Archive::pending_bytes() const {
+  return impl_->pending_bytes;
+}
+
+std::size_t Archive::pending_commits() const {
+  return impl_->pending_commits;
+}
+
+Status Archive::flush() {
+  Impl& b = *impl_;
+  if (!b.batching || !b.pending_head) return Ok{};
+  git_repository* repo = b.repo.get();
+  git_odb* odb_raw = nullptr;
+  if (git_repository_odb(&odb_raw, repo) != 0)
+    return git::last_error("opening the object database");
+  std::unique_ptr<git_odb, decltype(&git_odb_free)> odb(odb_raw, &git_odb_free);
+
+  // 1. The objects, as one pack, durable before anything names them.
+  if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok) return ok;
+  if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
+  git_mempack_reset(b.mempack);
+
+  // 2. The branch, once, atomically, and only if nobody moved it meanwhile.
+  const std::vector<std::string> paths(b.touched.begin(), b.touched.end());
+  (void)private_dir();
+  if (auto ok = write_file_atomic(b.checkout_marker(), join_lines(paths)); !ok) return ok;
+  git_reference* head_ref = nullptr;
+  if (git_reference_lookup(&head_ref, repo, "HEAD") != 0) return git::last_error("reading HEAD");
+  git::ReferencePtr head_owned(head_ref);
+  const char* branch = git_reference_type(head_ref) == GIT_REFERENCE_SYMBOLIC
+                           ? git_reference_symbolic_target(head_ref)
+                           : "HEAD";
+  // Compare-and-swap against the branch the batch was built on: a writer that moved it
+  // meanwhile is not overwritten.
+  git_reference* moved = nullptr;
+  const std::string reflog =
+      fmt::format("feeddiff: {} commit{}", b.pending_commits, b.pending_commits == 1 ? "" : "s");
+  if (git_reference_create_matching(&moved, repo, branch, &*b.pending_head, 1,
+                                    b.batch_base ? &*b.batch_base : nullptr, reflog.c_str()) != 0)
+    return git::last_error("moving the branch");
+  git_reference_free(moved);
+
+  // 3. The index and work tree.
+  if (auto ok = checkout_paths(repo, paths); !ok) return ok;
+  std::remove(b.checkout_marker().c_str());
+  b.objects.clear();
+  b.touched.clear();
+  b.pending_bytes = 0;
+  b.pending_commits = 0;
+  b.pending_head.reset();
+  b.batch_base.reset();
+  return Ok{};
+}
+
+Status Archive::end_batch() {
+  if (!impl_->batching) return Ok{};
+  Status flushed = flush();
+  // A fresh repository handle drops the in-memory backend (and anything still in it).
+  git_repository* repo = nullptr;
+  if (git_repository_open(&repo, impl_->work_dir.c_str()) != 0)
+    return git::last_error("reopening the repository");
+  impl_->repo.reset(repo);
+  impl_->batching = false;
+  impl_->mempack = nullptr;
+  impl_->objects.clear();
+  impl_->touched.clear();
+  impl_->pending_bytes = 0;
+  impl_->pending_commits = 0;
+  impl_->pending_head.reset();
+  impl_->batch_base.reset();
+  return flushed;
+}
+
+Status Archive::finish_checkout() const {
+  const std::string marker = impl_->checkout_marker();
+  if (!fs::exists(marker)) return Ok{};
+  // The marker is written before the branch moves and removed after the index is written:
+  // a feeddiff writer died in between, so lock files of the branch, HEAD and the index are
+  // its leftovers (git's own commands refuse to run while they exist).
+  std::vector<std::string> stale = {"HEAD.lock", "index.lock"};
+  git_reference* head_ref = nullptr;
+  if (git_reference_lookup(&head_ref, impl_->repo.get(), "HEAD") == 0) {
+    if (git_reference_type(head_ref) == GIT_REFERENCE_SYMBOLIC)
+      stale.push_back(std::string(git_reference_symbolic_target(head_ref)) + ".lock");
+    git_reference_free(head_ref);
+  }
+  for (const auto& name : stale) {
+    std::error_code ec;
+    fs::remove(fs::path(impl_->git_dir) / name, ec);
+  }
+  auto text = read_file(marker);
+  if (!text) return text.error();
+  std::vector<std::string> paths;
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) paths.push_back(line);
+  // The checkout may have written some files but not the index: take the index entries from
+  // HEAD first, or a file already at its new content would keep a stale entry.
+  git_repository* repo = impl_->repo.get();
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  if (*head && !paths.empty()) {
+    std::vector<const char*> list;
+    for (const auto& p : paths) list.push_back(p.c_str());
+    git_strarray spec{const_cast<char**>(list.data()), list.size()};
+    if (git_reset_default(repo, reinterpret_cast<const git_object*>(head->value().get()), &spec) !=
+        0)
+      return git::last_error("restoring the index");
+  }
+  if (auto ok = checkout_paths(repo, paths); !ok) return ok;
+  std::remove(marker.c_str());
+  return Ok{};
 }
 
 Result<CommitInfo> Archive::resolve(std::string_view revision) const {
@@ -299,7 +525,7 @@ Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
 }
 
 Result<std::optional<std::string>> Archive::read_head(std::string_view path) const {
-  auto head = head_commit(impl_->repo.get());
+  auto head = impl_->head();
   if (!head) return head.error();
   if (!*head) return std::optional<std::string>{};
   return read(git::to_hex(*git_commit_id(head->value().get())), path);
@@ -349,7 +575,7 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
                                              std::size_t limit) const {
   git_repository* repo = impl_->repo.get();
   std::vector<CommitInfo> out;
-  auto head = head_commit(repo);
+  auto head = branch_head(repo);
   if (!head) return head.error();
   if (!*head) return out;
   git_revwalk* walk = nullptr;

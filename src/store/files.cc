@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -74,7 +75,14 @@ Result<ArchiveLock> ArchiveLock::acquire(const Archive& archive, bool wait) {
                    "--wait)"};
     return io_error("cannot lock", path);
   }
-  return ArchiveLock(fd);
+  ArchiveLock lock(fd);
+  // Temporary files of a writer that was killed (write_file_atomic's, under the lock too).
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(archive.private_dir(), ec))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos)
+      std::filesystem::remove(entry.path(), ec);
+  if (auto ok = archive.finish_checkout(); !ok) return ok.error();
+  return lock;
 }
 
 ArchiveLock::ArchiveLock(ArchiveLock&& other) noexcept : fd_(other.fd_) {

@@ -1,0 +1,262 @@
+#include "store/pack_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <unordered_set>
+
+#include "store/git_handles.h"
+#include "store/pack_codec.h"
+
+namespace feeddiff::pack {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTempPrefix = "tmp_pack_feeddiff_";
+// Deltas chain at most this deep, so reading the newest version stays cheap.
+constexpr int kMaxDepth = 50;
+constexpr int kOfsDelta = 6;
+
+Error io_error(std::string_view what, const std::string& path) {
+  return Error{Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno))};
+}
+
+// A file written through a buffer, fsync'd on close.
+class OutFile {
+ public:
+  explicit OutFile(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+  }
+  ~OutFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  void write(std::string_view data) {
+    buf_.append(data);
+    if (buf_.size() >= (1u << 20)) drain();
+  }
+  Status close() {
+    drain();
+    if (failed_) return io_error("cannot write", path_);
+    if (::fsync(fd_) != 0) return io_error("cannot flush", path_);
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return io_error("cannot close", path_);
+    return Ok{};
+  }
+
+ private:
+  void drain() {
+    std::string_view rest = buf_;
+    while (!rest.empty() && !failed_) {
+      const ssize_t n = ::write(fd_, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed_ = true;
+        break;
+      }
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    buf_.clear();
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  std::string buf_;
+  bool failed_ = false;
+};
+
+void put_be32(std::string& out, std::uint32_t v) {
+  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 8), static_cast<char>(v)};
+  out.append(b, 4);
+}
+
+// The entry header: type and size in a little-endian base-128 varint with 4 bits up front.
+void put_entry_header(std::string& out, int type, std::size_t size) {
+  unsigned char b = static_cast<unsigned char>((type << 4) | (size & 15));
+  size >>= 4;
+  while (size) {
+    out.push_back(static_cast<char>(b | 0x80));
+    b = size & 0x7f;
+    size >>= 7;
+  }
+  out.push_back(static_cast<char>(b));
+}
+
+// An OFS_DELTA's distance back to its base, in git's big-endian "offset minus one" varint.
+void put_ofs(std::string& out, std::uint64_t distance) {
+  unsigned char buf[16];
+  int pos = 15;
+  buf[pos] = distance & 127;
+  while (distance >>= 7) buf[--pos] = static_cast<unsigned char>(128 | (--distance & 127));
+  out.append(reinterpret_cast<const char*>(buf + pos), static_cast<std::size_t>(16 - pos));
+}
+
+struct Written {
+  git_oid id;
+  std::uint64_t offset;
+  std::uint32_t crc;
+};
+
+struct Base {
+  git_oid id;
+  std::uint64_t offset;
+  int depth;
+};
+
+Status fsync_dir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return io_error("cannot open", dir);
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return io_error("cannot flush", dir);
+  return Ok{};
+}
+
+std::string hex(const std::array<unsigned char, 20>& digest) {
+  std::string out;
+  for (unsigned char b : digest) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+}  // namespace
+
+Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
+                  const std::string& pack_dir) {
+  std::error_code ec;
+  fs::create_directories(pack_dir, ec);
+  for (const auto& entry : fs::directory_iterator(pack_dir, ec))
+    if (entry.path().filename().string().starts_with(kTempPrefix)) fs::remove(entry.path(), ec);
+
+  // Each object once, in the order given (bases before the deltas made from them).
+  std::vector<const PackObject*> order;
+  {
+    std::unordered_set<std::string> seen;
+    for (const auto& o : objects)
+      if (seen.insert(git::to_hex(o.id)).second) order.push_back(&o);
+  }
+
+  const std::string tmp_pack = fmt::format("{}/{}{}.pack", pack_dir, kTempPrefix, ::getpid());
+  const std::string tmp_idx = fmt::format("{}/{}{}.idx", pack_dir, kTempPrefix, ::getpid());
+  std::vector<Written> written;
+  written.reserve(order.size());
+  std::array<unsigned char, 20> pack_sum{};
+  {
+    OutFile out(tmp_pack);
+    if (!out.ok()) return io_error("cannot create", tmp_pack);
+    Sha1 sha;
+    std::uint64_t offset = 0;
+    auto emit = [&](std::string_view bytes) {
+      sha.update(bytes);
+      out.write(bytes);
+      offset += bytes.size();
+    };
+    std::string header = "PACK";
+    put_be32(header, 2);
+    put_be32(header, static_cast<std::uint32_t>(order.size()));
+    emit(header);
+
+    std::map<std::string, Base> last_of_path;
+    std::string entry;
+    for (const PackObject* o : order) {
+      git_odb_object* raw = nullptr;
+      if (git_odb_read(&raw, odb, &o->id) != 0) return git::last_error("reading an object to pack");
+      std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> obj(raw,
+                                                                          &git_odb_object_free);
+      const std::string_view data(static_cast<const char*>(git_odb_object_data(raw)),
+                                  git_odb_object_size(raw));
+      const int type = static_cast<int>(git_odb_object_type(raw));
+
+      entry.clear();
+      int depth = 0;
+      auto base = o->path.empty() ? last_of_path.end() : last_of_path.find(o->path);
+      if (base != last_of_path.end() && base->second.depth < kMaxDepth) {
+        git_odb_object* base_raw = nullptr;
+        if (git_odb_read(&base_raw, odb, &base->second.id) == 0) {
+          std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> base_obj(
+              base_raw, &git_odb_object_free);
+          if (git_odb_object_type(base_raw) == git_odb_object_type(raw)) {
+            const std::string delta = prefix_suffix_delta(
+                std::string_view(static_cast<const char*>(git_odb_object_data(base_raw)),
+                                 git_odb_object_size(base_raw)),
+                data);
+            if (!delta.empty()) {
+              put_entry_header(entry, kOfsDelta, delta.size());
+              put_ofs(entry, offset - base->second.offset);
+              zlib_compress(delta, entry);
+              depth = base->second.depth + 1;
+            }
+          }
+        }
+      }
+      if (entry.empty()) {
+        put_entry_header(entry, type, data.size());
+        zlib_compress(data, entry);
+      }
+      written.push_back({o->id, offset, crc32(0, entry)});
+      if (!o->path.empty()) last_of_path[o->path] = Base{o->id, offset, depth};
+      emit(entry);
+    }
+    pack_sum = sha.finish();
+    out.write(std::string_view(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size()));
+    if (auto ok = out.close(); !ok) return ok;
+  }
+
+  // The version 2 index: fan-out, sorted names, CRCs, offsets (large ones apart), checksums.
+  std::sort(written.begin(), written.end(),
+            [](const Written& a, const Written& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
+  std::string idx = "\377tOc";
+  put_be32(idx, 2);
+  std::uint32_t fanout[256] = {};
+  for (const auto& w : written) ++fanout[w.id.id[0]];
+  std::uint32_t running = 0;
+  for (std::uint32_t count : fanout) put_be32(idx, running += count);
+  for (const auto& w : written) idx.append(reinterpret_cast<const char*>(w.id.id), GIT_OID_RAWSZ);
+  for (const auto& w : written) put_be32(idx, w.crc);
+  std::vector<std::uint64_t> large;
+  for (const auto& w : written) {
+    if (w.offset < 0x80000000u) {
+      put_be32(idx, static_cast<std::uint32_t>(w.offset));
+    } else {
+      put_be32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size()));
+      large.push_back(w.offset);
+    }
+  }
+  for (std::uint64_t off : large) {
+    put_be32(idx, static_cast<std::uint32_t>(off >> 32));
+    put_be32(idx, static_cast<std::uint32_t>(off));
+  }
+  idx.append(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size());
+  Sha1 idx_sha;
+  idx_sha.update(idx);
+  const auto idx_sum = idx_sha.finish();
+  idx.append(reinterpret_cast<const char*>(idx_sum.data()), idx_sum.size());
+  {
+    OutFile out(tmp_idx);
+    if (!out.ok()) return io_error("cannot create", tmp_idx);
+    out.write(idx);
+    if (auto ok = out.close(); !ok) return ok;
+  }
+
+  // The pack first: a reader only looks for a pack whose index it sees.
+  const std::string name = fmt::format("{}/pack-{}", pack_dir, hex(pack_sum));
+  if (::rename(tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
+    return io_error("cannot rename", tmp_pack);
+  if (::rename(tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
+    return io_error("cannot rename", tmp_idx);
+  return fsync_dir(pack_dir);
+}
+
+}  // namespace feeddiff::pack

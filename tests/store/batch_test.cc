@@ -1,0 +1,214 @@
+// Batches: commits written to memory, packed into one pack that git itself must accept
+// byte for byte, and the branch moved once.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <random>
+
+#include "feeddiff/store.h"
+#include "support/process.h"
+
+using namespace feeddiff;
+using feeddiff::test::corpus_path;
+using feeddiff::test::make_temp_dir;
+using feeddiff::test::run;
+using feeddiff::test::slurp;
+using feeddiff::test::spit;
+
+namespace {
+
+CommitRequest change(const std::string& source, std::optional<std::string> content,
+                     TimeMs when = 1'790'834'044'027) {
+  CommitRequest r;
+  r.message = source + ": changed\n\nSource: " + source + "\n";
+  r.author_time = r.commit_time = when;
+  r.files.push_back({"raw/" + source + "/response.xml", std::move(content)});
+  return r;
+}
+
+std::string git_out(const std::string& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"git", "-C", dir});
+  auto r = run(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+std::vector<std::string> packs_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/.git/objects/pack"))
+    if (e.path().extension() == ".pack") out.push_back(e.path().string());
+  return out;
+}
+
+// Bodies that exercise every path of the encoder: empty, tiny, incompressible, highly
+// repetitive, match lengths and distances at their limits, every byte value, a real feed.
+std::vector<std::string> awkward_bodies() {
+  std::mt19937 rng(42);
+  std::string random(100'000, '\0');
+  for (char& c : random) c = static_cast<char>(rng());
+  std::string all_bytes;
+  for (int i = 0; i < 256 * 3; ++i) all_bytes.push_back(static_cast<char>(i));
+  std::string far;  // a repeat just inside and just outside the 32 KiB window
+  std::string block(40, '\0');
+  for (char& c : block) c = static_cast<char>('a' + rng() % 26);
+  far = block + std::string(32768 - 40, 'z') + block + random.substr(0, 40000) + block;
+  std::string runs;
+  for (std::size_t len : {3, 4, 5, 257, 258, 259, 260, 515, 1000})
+    runs += std::string(len, static_cast<char>('A' + len % 26)) + "|";
+  return {"",
+          "x",
+          "ab",
+          random,
+          std::string(1 << 20, 'q'),
+          all_bytes,
+          far,
+          runs,
+          random.substr(0, 70000) + random.substr(0, 70000),
+          slurp(corpus_path("history-olshansk-openai-research/0001.xml"))};
+}
+
+}  // namespace
+
+TEST_CASE("a batch moves the branch once, as one pack git verifies byte for byte", "[store]") {
+  const std::string dir = make_temp_dir("store-batch");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  const std::string before = git_out(dir, {"rev-parse", "HEAD"});
+  const auto bodies = awkward_bodies();
+
+  REQUIRE(archive->begin_batch());
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    auto id = archive->commit(change("s" + std::to_string(i), bodies[i]));
+    REQUIRE(id);
+    REQUIRE(*id);
+    ids.push_back(**id);
+    // The batch sees its own commits; the branch does not move yet.
+    auto read = archive->read_head("raw/s" + std::to_string(i) + "/response.xml");
+    REQUIRE(read);
+    CHECK(**read == bodies[i]);
+  }
+  CHECK(archive->pending_commits() == bodies.size());
+  CHECK(archive->pending_bytes() > (1u << 20));
+  CHECK(git_out(dir, {"rev-parse", "HEAD"}) == before);
+  CHECK(packs_in(dir).empty());
+
+  REQUIRE(archive->end_batch());
+  CHECK(archive->pending_commits() == 0);
+  CHECK(git_out(dir, {"rev-parse", "HEAD"}) == ids.back() + "\n");
+  REQUIRE(packs_in(dir).size() == 1);
+  auto verify = run({"git", "verify-pack", "-v", packs_in(dir)[0]});
+  INFO(verify.err);
+  CHECK(verify.exit_code == 0);
+  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK(fsck.err.empty());
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  CHECK(git_out(dir, {"rev-list", "--count", "HEAD"}) == std::to_string(bodies.size() + 1) + "\n");
+
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
+    INFO(path);
+    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
+    CHECK(slurp(dir + "/" + path) == bodies[i]);
+  }
+  // A fresh process reads the pack too.
+  auto reopened = Archive::open(dir);
+  REQUIRE(reopened);
+  auto last = reopened->read_head("raw/s9/response.xml");
+  REQUIRE(last);
+  CHECK(**last == bodies[9]);
+}
+
+TEST_CASE("successive versions in one batch are stored as deltas and read back exactly",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-batch-deltas");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  REQUIRE(archive->begin_batch());
+  // 120 sources, then 60 more versions of one of them: raw/ trees chain past the depth limit.
+  for (int i = 0; i < 120; ++i)
+    REQUIRE(
+        archive->commit(change("src" + std::to_string(i), "<rss>" + std::to_string(i) + "</rss>")));
+  std::string body = slurp(corpus_path("history-olshansk-openai-research/0002.xml"));
+  for (int v = 0; v < 60; ++v) {
+    body.insert(body.size() / 2, "<item>" + std::to_string(v) + "</item>\n");
+    REQUIRE(archive->commit(change("src7", body)));
+  }
+  REQUIRE(archive->end_batch());
+  REQUIRE(packs_in(dir).size() == 1);
+  auto verify = run({"git", "verify-pack", "-v", packs_in(dir)[0]});
+  INFO(verify.err);
+  REQUIRE(verify.exit_code == 0);
+  CHECK(verify.out.find("chain length = 50:") != std::string::npos);
+  CHECK(verify.out.find("chain length = 51:") == std::string::npos);
+  // 60 versions of a 50 KB feed take far less than 60 copies would.
+  CHECK(std::filesystem::file_size(packs_in(dir)[0]) < 10 * body.size());
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+  CHECK(slurp(dir + "/raw/src7/response.xml") == body);
+  CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD~30:raw/src7/response.xml"}).exit_code ==
+        0);
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+}
+
+TEST_CASE("a batch dropped without flush leaves the archive as it was", "[store]") {
+  const std::string dir = make_temp_dir("store-batch-drop");
+  {
+    auto archive = Archive::init(dir, now_ms());
+    REQUIRE(archive);
+  }
+  const std::string before = git_out(dir, {"rev-parse", "HEAD"});
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    REQUIRE(archive->begin_batch());
+    REQUIRE(archive->commit(change("lost", std::string("<rss/>"))));
+  }
+  CHECK(git_out(dir, {"rev-parse", "HEAD"}) == before);
+  CHECK(packs_in(dir).empty());
+  CHECK(git_out(dir, {"status", "--porcelain", "--untracked-files=all"}).empty());
+  auto archive = Archive::open(dir);
+  REQUIRE(archive);
+  REQUIRE(archive->commit(change("kept", std::string("<rss/>"))));
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+}
+
+TEST_CASE("a flush refuses to move a branch that someone else moved", "[store]") {
+  const std::string dir = make_temp_dir("store-batch-race");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  REQUIRE(archive->begin_batch());
+  REQUIRE(archive->commit(change("mine", std::string("<rss>mine</rss>"))));
+  // Another writer commits behind our back.
+  auto other = Archive::open(dir);
+  REQUIRE(other);
+  REQUIRE(other->commit(change("theirs", std::string("<rss>theirs</rss>"))));
+  const std::string theirs = git_out(dir, {"rev-parse", "HEAD"});
+  auto flushed = archive->flush();
+  REQUIRE_FALSE(flushed);
+  CHECK(flushed.error().code == Errc::git);
+  CHECK(git_out(dir, {"rev-parse", "HEAD"}) == theirs);
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+}
+
+TEST_CASE("taking the lock finishes a work-tree update a killed writer left half done", "[store]") {
+  const std::string dir = make_temp_dir("store-checkout");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  REQUIRE(archive->commit(change("s", std::string("<rss>v1</rss>"))));
+  REQUIRE(archive->commit(change("s", std::string("<rss>v2</rss>"))));
+  // What a writer killed right after moving the branch leaves: index and work tree at the
+  // old version, and its list of paths.
+  spit(dir + "/raw/s/response.xml", "<rss>v1</rss>");
+  REQUIRE(run({"git", "-C", dir, "update-index", "raw/s/response.xml"}).exit_code == 0);
+  spit(dir + "/.git/feeddiff/checkout-pending", "raw/s/response.xml\nraw/gone/response.xml\n");
+  REQUIRE_FALSE(git_out(dir, {"status", "--porcelain"}).empty());
+
+  auto lock = ArchiveLock::acquire(*archive, false);
+  REQUIRE(lock);
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  CHECK(slurp(dir + "/raw/s/response.xml") == "<rss>v2</rss>");
+  CHECK_FALSE(std::filesystem::exists(dir + "/.git/feeddiff/checkout-pending"));
+}
