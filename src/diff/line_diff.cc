@@ -10,14 +10,15 @@
 //     treated as changed too when it sits in a run of such lines among changed ones. The
 //     first keeps the diff minimal; both shrink a typical feed change (edited lines are new
 //     lines) to almost nothing, and they make our counts git's counts.
-//  4. Search what is left with dtl, comparisons counted against a budget. dtl cannot be
-//     stopped, so when the budget runs out the comparator lets only the end diagonal match:
-//     the round in progress reaches the end and the search returns. Those made-up matches are
-//     read back as replaced lines, so the script is still correct, only longer.
-//  5. When the budget ran out, cut the sequences at patience anchors (lines unique in both,
-//     longest increasing run), or into even slices when there are none, and search each
-//     region, after dropping its lines absent from the other side of that region, with its
-//     share of what is left. Keep whichever script is shorter.
+//  4. Search what is left with dtl, comparisons counted against a budget (max_edit_cost per
+//     line). dtl cannot be stopped, so when the budget runs out the comparator lets only the
+//     end diagonal match: the round in progress reaches the end and the search returns. Those
+//     made-up matches are read back as replaced lines, so the script is still correct, only
+//     longer.
+//  5. A search that ran out is redone in parts: the region is cut at patience anchors (lines
+//     unique on both sides, in the longest run increasing on both), or into even slices when
+//     it has none, and each part, less its lines absent from the other side of that part, is
+//     solved the same way with its share of what is left. The shorter script is kept.
 //  6. Group the changes into hunks with context, merging groups whose context touches.
 
 #include <dtl/dtl.hpp>
@@ -47,7 +48,8 @@ constexpr std::int64_t kMaxCoordinates = 2'000'000 - 1'000;
 constexpr std::int64_t kMaxStepsPerCall = 1'000'000;
 // Every diff may take this many steps, so small inputs are always searched to the end.
 constexpr std::int64_t kBudgetFloor = 1 << 14;
-// Above this many steps, dtl reserves its coordinate array at once instead of growing it.
+// Above this many steps, dtl reserves its coordinate array at once (address space, touched as
+// used) instead of growing it by copying, which costs more than the search.
 constexpr std::int64_t kHugeCall = 1 << 14;
 // xdiff's constants for lines with many matches.
 constexpr std::size_t kMaxEqLimit = 1024;
