@@ -662,12 +662,13 @@ class XmlNormalizer {
     return std::string(trim_ws(buf));
   }
 
+  // Plain text; markup inside the element (XHTML, or HTML left unescaped) reads as text.
   std::string title_of(pugi::xml_node e, bool atom) {
-    if (!atom) return text_of(e);
-    const std::string_view type = sv(e.attribute("type").value());
     bool has_elem = false;
     for (pugi::xml_node c : e.children())
       if (c.type() == pugi::node_element) has_elem = true;
+    if (!atom && !has_elem) return text_of(e);
+    const std::string_view type = sv(e.attribute("type").value());
     if (has_elem) {
       std::string buf;
       write_inline_children(buf, e);
@@ -745,7 +746,7 @@ class XmlNormalizer {
       bool used = true;
       if (rss_core(n.uri)) {
         if (n.local == "title" && it.title.empty())
-          it.title = text_of(c);
+          it.title = title_of(c, false);
         else if (n.local == "link" && it.link.empty())
           it.link = text_of(c);
         else if (n.local == "guid" && guid.empty())
