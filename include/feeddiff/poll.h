@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,33 @@ Result<PollReport> poll(Archive& archive, const PollOptions& options);
 /// next poll fetches it. Errc::not_found when no source has that name. The value says whether
 /// the source was disabled.
 Result<bool> enable_source(Archive& archive, const std::string& name, bool wait_for_lock);
+
+/// A feed listed in an OPML subscription list.
+struct OpmlFeed {
+  std::string name;                 ///< feeddiff:name when feeddiff wrote the file, else ""
+  std::string title;                ///< the outline's text (or title) attribute
+  std::string url;                  ///< xmlUrl, entities decoded
+  std::optional<TimeMs> every;      ///< feeddiff:every, when given
+  std::vector<std::string> ignore;  ///< feeddiff:ignore (space-separated paths)
+  bool skip_cosmetic = false;       ///< feeddiff:skip-cosmetic="true"
+};
+
+/// Reads every outline with an xmlUrl, at any depth (folders are flattened), in document
+/// order. A small, careful scanner, not an XML parser: comments, CDATA, processing
+/// instructions and the doctype are skipped, attribute names match case-insensitively,
+/// values may use either quote and carry XML entities. Errc::bad_xml when the document is
+/// no OPML (no <opml> element) or an outline tag is broken, with the line.
+Result<std::vector<OpmlFeed>> parse_opml(std::string_view text);
+
+/// An OPML 2.0 document listing the sources in config order; parse_opml reads back every
+/// field feeddiff keeps (name, URL, interval, ignore, skip_cosmetic).
+std::string format_opml(const Config& config);
+
+/// A source name for a feed that has none: its title (or the URL's host and path) made safe
+/// (see check_source_name): lower case, runs of other characters turned into '-', at most
+/// 60 characters, and a "-2", "-3", ... suffix when `taken` holds it already.
+std::string source_name_for(std::string_view title, std::string_view url,
+                            const std::vector<std::string>& taken);
 
 /// The path a source's raw body is stored at: raw/<name>/response.xml or .json.
 std::string raw_path(const std::string& name, bool json);

@@ -92,6 +92,8 @@ int run_cli(int argc, char** argv) {
       cli::cat_command(app, globals),
       cli::status_command(app, globals),
       cli::enable_command(app, globals),
+      cli::import_command(app, globals),
+      cli::export_opml_command(app, globals),
       cli::site_command(app, globals),
       cli::normalize_command(app, globals),
       cli::items_command(app, globals),

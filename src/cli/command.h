@@ -39,6 +39,8 @@ Command show_command(CLI::App& root, const Globals& globals);
 Command cat_command(CLI::App& root, const Globals& globals);
 Command status_command(CLI::App& root, const Globals& globals);
 Command enable_command(CLI::App& root, const Globals& globals);
+Command import_command(CLI::App& root, const Globals& globals);
+Command export_opml_command(CLI::App& root, const Globals& globals);
 Command site_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);
