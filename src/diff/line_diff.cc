@@ -273,15 +273,16 @@ class Searcher {
     const std::int64_t sure = std::max(share, kSmallRegion);
     if (static_cast<std::int64_t>(m) <= sure / static_cast<std::int64_t>(n) || depth >= kMaxDepth)
       return search(a, m, b, n, ca, cb, sure, &used_);
+    // Where to cut if the search runs out; a region that cannot be cut gets all its share.
+    std::vector<Cut> cuts;
+    for (const auto& [i, j] : patience_anchors(a, m, b, n)) cuts.push_back(Cut{i, j, true});
+    const std::size_t slices = cuts.empty() ? std::max(m, n) / slice_ : 0;
+    for (std::size_t k = 1; k < slices; ++k)
+      cuts.push_back(Cut{m * k / slices, n * k / slices, false});
+    if (cuts.empty()) return search(a, m, b, n, ca, cb, share, &used_);
     const std::int64_t start = used_;
     if (search(a, m, b, n, ca, cb, share / 4 * 3, &used_)) return true;
 
-    std::vector<Cut> cuts;
-    for (const auto& [i, j] : patience_anchors(a, m, b, n)) cuts.push_back(Cut{i, j, true});
-    const std::size_t slices = std::max(m, n) / slice_;
-    for (std::size_t k = 1; cuts.empty() && k < slices; ++k)
-      cuts.push_back(Cut{m * k / slices, n * k / slices, false});
-    if (cuts.empty()) return false;
     const double left = static_cast<double>(std::max<std::int64_t>(share - (used_ - start), 0));
     Marks pa(m, 0), pb(n, 0);
     std::size_t i0 = 0, j0 = 0;
@@ -518,7 +519,8 @@ LineDiff diff_lines(std::string_view old_text, std::string_view new_text,
   const auto steps_per_line =
       static_cast<std::int64_t>(std::min<std::size_t>(options.max_edit_cost, std::size_t{1} << 20));
   const auto searched = static_cast<std::int64_t>(kept_old.size() + kept_new.size());
-  const std::size_t slice = std::clamp<std::size_t>(4 * options.max_edit_cost, 32, 4096);
+  // Slices short enough that a search of random-like lines fits their share.
+  const std::size_t slice = std::clamp<std::size_t>(2 * options.max_edit_cost, 32, 4096);
   Searcher searcher(table.size(), slice);
   Marks searched_old(kept_old.size(), 0), searched_new(kept_new.size(), 0);
   result.approximate = !searcher.solve(kept_old.data(), kept_old.size(), kept_new.data(),
