@@ -63,6 +63,17 @@ struct PathChange {
   ChangeKind kind = ChangeKind::modified;  ///< added, modified or deleted
 };
 
+/// What `gc` did to the archive's object store (.git/objects).
+struct GcReport {
+  std::uint64_t bytes_before = 0;  ///< bytes of objects, packs and indexes before
+  std::uint64_t bytes_after = 0;   ///< and after
+  std::size_t packs_before = 0;    ///< packs before
+  std::size_t packs_after = 0;     ///< packs after (1, plus any marked .keep)
+  std::size_t loose_before = 0;    ///< loose objects before
+  std::size_t loose_after = 0;     ///< loose objects after (unreachable ones stay)
+  std::size_t objects = 0;         ///< objects in the new pack
+};
+
 /// An open archive. Move-only; closes the repository when destroyed.
 class Archive {
  public:
@@ -106,6 +117,15 @@ class Archive {
   std::size_t pending_bytes() const;
   /// Commits the batch holds that are not on the branch yet.
   std::size_t pending_commits() const;
+
+  /// Repacks every object reachable from a ref, a reflog, HEAD or the index into one pack
+  /// with delta compression (successive versions of a source are each other's bases), then
+  /// deletes the old packs (but those marked .keep) and the loose objects now packed. Packed
+  /// objects nothing reaches (leftovers of killed polls) go with their packs. Hold the
+  /// ArchiveLock; not during a batch.
+  Result<GcReport> gc();
+  /// Bytes under .git/objects.
+  std::uint64_t object_bytes() const;
 
   /// Resolves a revision (`HEAD`, `HEAD~2`, a full or abbreviated id, a branch).
   Result<CommitInfo> resolve(std::string_view revision) const;

@@ -94,6 +94,7 @@ int run_cli(int argc, char** argv) {
       cli::enable_command(app, globals),
       cli::import_command(app, globals),
       cli::export_opml_command(app, globals),
+      cli::gc_command(app, globals),
       cli::site_command(app, globals),
       cli::normalize_command(app, globals),
       cli::items_command(app, globals),

@@ -189,8 +189,10 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
     disabled += st.disabled;
     due += !st.disabled && st.next_due <= *now;
   }
-  out += fmt::format("{} source{}: {} failing, {} disabled, {} due now\n", sources.size(),
-                     sources.size() == 1 ? "" : "s", failing, disabled, due);
+  out +=
+      fmt::format("{} source{}: {} failing, {} disabled, {} due now; {:.1f} MiB of git objects\n",
+                  sources.size(), sources.size() == 1 ? "" : "s", failing, disabled, due,
+                  static_cast<double>(archive->object_bytes()) / (1 << 20));
   write_out(out);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "feeddiff/store.h"
+#include "store/archive_impl.h"
 #include "store/git_handles.h"
 #include "store/pack_writer.h"
 
@@ -20,28 +21,6 @@ namespace fs = std::filesystem;
 inline constexpr const char* kConfigFile = "feeddiff.toml";
 inline constexpr const char* kIdentityName = "feeddiff";
 inline constexpr const char* kIdentityEmail = "feeddiff@localhost";
-
-struct Archive::Impl {
-  git::RepositoryPtr repo;
-  std::string work_dir;
-  std::string git_dir;
-
-  // A batch: objects go to an in-memory backend, the branch stays where it was until flush().
-  bool batching = false;
-  git_odb_backend* mempack = nullptr;     // owned by repo's object database
-  std::optional<git_oid> pending_head;    // the batch's newest commit, not yet on the branch
-  std::optional<git_oid> batch_base;      // the branch when the batch's first commit was made
-  std::vector<pack::PackObject> objects;  // what the batch wrote, in order
-  std::set<std::string> touched;          // work-tree paths to check out after the move
-  std::size_t pending_bytes = 0;          // bytes of those objects
-  std::size_t pending_commits = 0;        // commits not yet on the branch
-
-  std::string checkout_marker() const { return git_dir + "/feeddiff/checkout-pending"; }
-  // The branch's newest commit, or the batch's when it holds commits not yet on the branch.
-  Result<std::optional<git::CommitPtr>> head() const;
-  // Remembers what a batched commit wrote, for the pack.
-  void note_objects(const CommitRequest& request, const git_tree* tree, const git_oid& commit_id);
-};
 
 namespace {
 

@@ -1,0 +1,206 @@
+// feeddiff gc: everything reachable, repacked into one pack with deltas; then the old packs
+// and loose objects go.
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <unordered_set>
+
+#include "feeddiff/store.h"
+#include "store/archive_impl.h"
+#include "store/git_handles.h"
+
+namespace feeddiff {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// libgit2 orders objects for delta search by a hash of their name's last 16 characters.
+// Every body is called response.xml, so the name given is the path turned around: versions
+// of one source then sit together and are tried as each other's bases.
+std::string delta_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return path;
+  return path.substr(slash + 1) + "|" + path.substr(0, slash);
+}
+
+struct Usage {
+  std::uint64_t bytes = 0;
+  std::size_t packs = 0;
+  std::size_t loose = 0;
+};
+
+Usage usage_of(const std::string& objects_dir) {
+  Usage u;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(objects_dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (!it->is_regular_file(ec)) continue;
+    u.bytes += it->file_size(ec);
+    const std::string parent = it->path().parent_path().filename().string();
+    if (it->path().extension() == ".pack") ++u.packs;
+    if (parent.size() == 2 && std::isxdigit(static_cast<unsigned char>(parent[0])) &&
+        std::isxdigit(static_cast<unsigned char>(parent[1])))
+      ++u.loose;
+  }
+  return u;
+}
+
+struct Collector {
+  git_repository* repo;
+  git_packbuilder* pb;
+  std::unordered_set<std::string> seen;
+  int error = 0;
+
+  // True the first time an object is seen.
+  bool insert(const git_oid& id, const std::string& path) {
+    if (!seen.insert(git::to_hex(id)).second) return false;
+    const std::string name = delta_name(path);
+    if (git_packbuilder_insert(pb, &id, name.empty() ? nullptr : name.c_str()) != 0) error = -1;
+    return true;
+  }
+
+  static int on_entry(const char* root, const git_tree_entry* entry, void* payload) {
+    auto* self = static_cast<Collector*>(payload);
+    const git_object_t type = git_tree_entry_type(entry);
+    if (type == GIT_OBJECT_COMMIT) return 1;  // a submodule's commit is not ours
+    const std::string path = std::string(root) + git_tree_entry_name(entry);
+    const bool fresh = self->insert(*git_tree_entry_id(entry), path);
+    if (self->error) return -1;
+    return fresh ? 0 : 1;  // a tree seen before: its contents are in already
+  }
+};
+
+}  // namespace
+
+std::uint64_t Archive::object_bytes() const {
+  return usage_of(impl_->git_dir + "/objects").bytes;
+}
+
+Result<GcReport> Archive::gc() {
+  if (impl_->batching) return Error{Errc::internal, "gc during a batch of commits"};
+  git_repository* repo = impl_->repo.get();
+  const std::string objects_dir = impl_->git_dir + "/objects";
+  const std::string pack_dir = objects_dir + "/pack";
+  const Usage before = usage_of(objects_dir);
+  GcReport report;
+  report.bytes_before = before.bytes;
+  report.packs_before = before.packs;
+  report.loose_before = before.loose;
+
+  git_packbuilder* pb_raw = nullptr;
+  if (git_packbuilder_new(&pb_raw, repo) != 0) return git::last_error("starting the repack");
+  std::unique_ptr<git_packbuilder, decltype(&git_packbuilder_free)> pb(pb_raw,
+                                                                       &git_packbuilder_free);
+  git_packbuilder_set_threads(pb.get(), 0);  // one delta-search thread per CPU
+  Collector collect{repo, pb.get(), {}, 0};
+
+  // Everything reachable from a ref, a reflog entry, HEAD or the index.
+  git_revwalk* walk_raw = nullptr;
+  if (git_revwalk_new(&walk_raw, repo) != 0) return git::last_error("walking history");
+  git::RevwalkPtr walk(walk_raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+  (void)git_revwalk_push_head(walk.get());
+  std::vector<std::string> refs = {"HEAD"};
+  git_reference_foreach_name(
+      repo,
+      [](const char* name, void* payload) {
+        static_cast<std::vector<std::string>*>(payload)->push_back(name);
+        return 0;
+      },
+      &refs);
+  for (const auto& name : refs) {
+    git_oid id;
+    if (git_reference_name_to_id(&id, repo, name.c_str()) == 0) {
+      git_object* obj = nullptr;
+      if (git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY) == 0) {
+        git::ObjectPtr owned(obj);
+        if (git_object_type(obj) == GIT_OBJECT_TAG) collect.insert(id, "");
+        git_object* peeled = nullptr;
+        if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+          git_revwalk_push(walk.get(), git_object_id(peeled));
+          git_object_free(peeled);
+        }
+      }
+    }
+    git_reflog* log = nullptr;
+    if (git_reflog_read(&log, repo, name.c_str()) == 0) {
+      for (std::size_t i = 0; i < git_reflog_entrycount(log); ++i) {
+        const git_oid* target = git_reflog_entry_id_new(git_reflog_entry_byindex(log, i));
+        git_commit* c = nullptr;
+        if (target && git_commit_lookup(&c, repo, target) == 0) {
+          git_revwalk_push(walk.get(), target);
+          git_commit_free(c);
+        }
+      }
+      git_reflog_free(log);
+    }
+  }
+  git_oid id;
+  while (git_revwalk_next(&id, walk.get()) == 0) {
+    collect.insert(id, "");
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo, &id) != 0) return git::last_error("reading a commit");
+    git::CommitPtr owned(commit);
+    git_tree* tree = nullptr;
+    if (git_commit_tree(&tree, commit) != 0) return git::last_error("reading a tree");
+    git::TreePtr tree_owned(tree);
+    if (collect.insert(*git_tree_id(tree), "") &&
+        git_tree_walk(tree, GIT_TREEWALK_PRE, &Collector::on_entry, &collect) != 0)
+      return git::last_error("walking a tree");
+    if (collect.error) return git::last_error("adding objects to the pack");
+  }
+  git_index* index = nullptr;
+  if (git_repository_index(&index, repo) == 0) {
+    git::IndexPtr owned(index);
+    git_index_read(index, 0);  // as on disk now: someone may have run `git add` meanwhile
+    for (std::size_t i = 0; i < git_index_entrycount(index); ++i) {
+      const git_index_entry* e = git_index_get_byindex(index, i);
+      git_odb* odb = nullptr;
+      bool exists = false;
+      if (git_repository_odb(&odb, repo) == 0) {
+        exists = git_odb_exists(odb, &e->id) == 1;
+        git_odb_free(odb);
+      }
+      if (exists && (e->mode & 0170000) != 0160000) collect.insert(e->id, e->path);
+    }
+  }
+  if (collect.error) return git::last_error("adding objects to the pack");
+
+  // The new pack, durable, before anything old goes.
+  if (git_packbuilder_write(pb.get(), pack_dir.c_str(), 0, nullptr, nullptr) != 0)
+    return git::last_error("writing the pack");
+  report.objects = git_packbuilder_object_count(pb.get());
+  const std::string keep = std::string("pack-") + git_packbuilder_name(pb.get());
+
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(pack_dir, ec)) {
+    const std::string file = entry.path().filename().string();
+    const std::string stem = entry.path().stem().string();
+    if (!file.starts_with("pack-") || stem == keep) continue;
+    if (fs::exists(pack_dir + "/" + stem + ".keep")) continue;  // someone asked to keep it
+    fs::remove(entry.path(), ec);
+  }
+  for (const auto& dir : fs::directory_iterator(objects_dir, ec)) {
+    const std::string two = dir.path().filename().string();
+    if (two.size() != 2 || !dir.is_directory()) continue;
+    for (const auto& obj : fs::directory_iterator(dir.path(), ec)) {
+      // Loose objects that are in the new pack go; unreachable ones stay for git gc to judge.
+      if (collect.seen.count(two + obj.path().filename().string())) fs::remove(obj.path(), ec);
+    }
+    fs::remove(dir.path(), ec);  // only when empty
+  }
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, repo) == 0) {
+    git_odb_refresh(odb);
+    git_odb_free(odb);
+  }
+  const Usage after = usage_of(objects_dir);
+  report.bytes_after = after.bytes;
+  report.packs_after = after.packs;
+  report.loose_after = after.loose;
+  return report;
+}
+
+}  // namespace feeddiff
