@@ -96,6 +96,7 @@ int run_cli(int argc, char** argv) {
       cli::export_opml_command(app, globals),
       cli::gc_command(app, globals),
       cli::site_command(app, globals),
+      cli::fixtures_command(app, globals),
       cli::normalize_command(app, globals),
       cli::items_command(app, globals),
       cli::diff_command(app, globals),

@@ -43,6 +43,7 @@ Command import_command(CLI::App& root, const Globals& globals);
 Command export_opml_command(CLI::App& root, const Globals& globals);
 Command gc_command(CLI::App& root, const Globals& globals);
 Command site_command(CLI::App& root, const Globals& globals);
+Command fixtures_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);
 Command diff_command(CLI::App& root, const Globals& globals);
