@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <optional>
+#include <unordered_map>
 
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
@@ -445,22 +447,64 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
                     static_cast<long>(std::max(options.per_host, 1)));
   curl_multi_setopt(multi.get(), CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
 
+  // Requests wait here, by host, until their host has a free slot. libcurl could queue them
+  // itself (CURLMOPT_MAX_HOST_CONNECTIONS), but its timeouts would then run while a request
+  // waits: with 100 feeds on one host, the last ones would time out before being sent. A
+  // request's timeouts measure its own transfer only.
+  struct HostQueue {
+    std::string host;
+    std::deque<std::size_t> waiting;
+    int active = 0;
+  };
+  std::vector<HostQueue> hosts;
+  std::vector<std::size_t> host_of_request(requests.size());
+  {
+    std::unordered_map<std::string, std::size_t> index_of_host;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      std::string host = fetch_detail::host_of(requests[i].url);
+      auto [it, fresh] = index_of_host.try_emplace(host, hosts.size());
+      if (fresh) hosts.push_back(HostQueue{std::move(host), {}, 0});
+      hosts[it->second].waiting.push_back(i);
+      host_of_request[i] = it->second;
+    }
+  }
+  const int per_host = std::max(options.per_host, 1);
+  std::size_t started = 0;
+  // Round robin over hosts, so one host with many feeds does not hold back the others.
+  std::size_t host_cursor = 0;
+  auto next_ready = [&]() -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < hosts.size(); ++k) {
+      HostQueue& h = hosts[(host_cursor + k) % hosts.size()];
+      if (h.waiting.empty() || h.active >= per_host) continue;
+      host_cursor = (host_cursor + k + 1) % hosts.size();
+      const std::size_t index = h.waiting.front();
+      h.waiting.pop_front();
+      return index;
+    }
+    return std::nullopt;
+  };
+
   // Declared after the multi handle, so each transfer leaves it before it is cleaned up.
   std::vector<std::unique_ptr<Transfer>> active;
-  std::size_t next = 0;
 
   auto complete = [&](Transfer* t, Result<FetchResponse> result) {
     const std::size_t index = t->index;
     auto it = std::find_if(active.begin(), active.end(),
                            [t](const std::unique_ptr<Transfer>& p) { return p.get() == t; });
     // Free the handle and body first: memory stays bounded by `jobs` transfers.
-    if (it != active.end()) active.erase(it);
+    if (it != active.end()) {
+      --hosts[host_of_request[index]].active;
+      active.erase(it);
+    }
     on_done(index, std::move(result));
   };
 
   for (;;) {
-    while (static_cast<long>(active.size()) < jobs && next < requests.size()) {
-      const std::size_t index = next++;
+    while (static_cast<long>(active.size()) < jobs && started < requests.size()) {
+      const std::optional<std::size_t> ready = next_ready();
+      if (!ready) break;
+      const std::size_t index = *ready;
+      ++started;
       const FetchRequest& request = requests[index];
       if (Status ok = check_url(request.url); !ok) {
         on_done(index, ok.error());
@@ -476,6 +520,7 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
         continue;
       }
       t->added = true;
+      ++hosts[host_of_request[index]].active;
       active.push_back(std::move(t));
     }
     if (active.empty()) break;
@@ -488,7 +533,9 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
         Transfer* t = active.front().get();
         complete(t, internal_error(t->request, why));
       }
-      return fail_all_from(next, why);
+      for (const HostQueue& h : hosts)
+        for (std::size_t index : h.waiting) on_done(index, internal_error(requests[index], why));
+      return;
     }
 
     bool completed = false;

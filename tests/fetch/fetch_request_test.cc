@@ -320,6 +320,59 @@ TEST_CASE("fetch_all runs 50 requests four at a time, never over two connections
   CHECK(server.max_concurrent_connections() >= 1);
 }
 
+TEST_CASE("a request waiting for its host's slot does not spend its timeout waiting", "[fetch]") {
+  // One connection to the host at a time, each answer 400 ms: the sixth request is sent
+  // about 2 s after the first. Its own transfer takes 400 ms, well within its 1.5 s limit.
+  HttpServer server(
+      [](const RecordedRequest&) { return Reply{.body = "<rss/>", .delay_ms = 400}; });
+  std::vector<FetchRequest> requests;
+  for (int i = 0; i < 6; ++i) {
+    requests.push_back(quick_request(server.url("/" + std::to_string(i))));
+    requests.back().total_timeout_ms = 1500;
+  }
+  FetchOptions options;
+  options.jobs = 16;
+  options.per_host = 1;
+
+  std::vector<std::string> errors;
+  int ok = 0;
+  fetch_all(requests, options, [&](std::size_t, Result<FetchResponse> r) {
+    if (r.ok())
+      ++ok;
+    else
+      errors.push_back(r.error().message);
+  });
+
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(ok == 6);
+  CHECK(server.max_concurrent_connections() == 1);
+}
+
+TEST_CASE("a host with many feeds does not hold back the feeds of other hosts", "[fetch]") {
+  // "127.0.0.1" and "localhost" are two hosts to feeddiff. The slow host's ten requests come
+  // first in the list; the fast host's one request still finishes before most of them.
+  HttpServer slow([](const RecordedRequest&) { return Reply{.body = "<rss/>", .delay_ms = 150}; });
+  HttpServer fast([](const RecordedRequest&) { return Reply{.body = "<rss/>"}; });
+  std::vector<FetchRequest> requests;
+  for (int i = 0; i < 10; ++i) requests.push_back(quick_request(slow.url("/" + std::to_string(i))));
+  std::string fast_url = fast.url("/feed");
+  fast_url.replace(fast_url.find("127.0.0.1"), 9, "localhost");
+  requests.push_back(quick_request(fast_url));
+  FetchOptions options;
+  options.jobs = 2;
+  options.per_host = 2;
+
+  std::vector<std::size_t> order;
+  fetch_all(requests, options, [&](std::size_t index, Result<FetchResponse> r) {
+    CHECK(r.ok());
+    order.push_back(index);
+  });
+
+  REQUIRE(order.size() == 11);
+  const auto at = std::find(order.begin(), order.end(), std::size_t{10}) - order.begin();
+  CHECK(at <= 3);
+}
+
 TEST_CASE("fetch_all reuses one connection for requests made one at a time", "[fetch]") {
   HttpServer server([](const RecordedRequest&) { return Reply{.body = "<rss/>"}; });
   std::vector<FetchRequest> requests(10, quick_request(server.url("/feed")));
