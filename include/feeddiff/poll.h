@@ -62,8 +62,9 @@ struct PollOptions {
   TimeMs now = 0;                  ///< the clock; 0 reads now_ms()
   FetchOptions fetch;              ///< concurrency and identity
   FetchRequest limits;             ///< timeouts and body limit (its url and validators unused)
-  /// Called as each fetched source is settled (for progress output); may be empty.
-  std::function<void(const SourceOutcome&)> on_outcome;
+  /// Called as each fetched source is settled, with how many of the `to_fetch` sources this
+  /// poll fetches are settled so far (for a progress line); may be empty.
+  std::function<void(const SourceOutcome&, std::size_t settled, std::size_t to_fetch)> on_outcome;
 };
 
 /// Polls the archive's sources. Errors are for the poll as a whole (lock held, config

@@ -1,8 +1,12 @@
 // feeddiff poll [NAME...]: the cron entry point.
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/command.h"
 #include "feeddiff/poll.h"
@@ -18,6 +22,7 @@ struct PollFlags {
   bool wait = false;
   bool quiet = false;
   bool verbose = false;
+  bool no_progress = false;
   int jobs = 16;
   int per_host = 2;
   std::string timeout = "2m";
@@ -38,6 +43,58 @@ Result<std::size_t> parse_size(std::string_view text) {
   if (unit == "KB") return n * 1000;
   if (unit == "MB") return n * 1000 * 1000;
   return Error{Errc::usage, fmt::format("bad size unit in '{}' (B, KiB, MiB, GiB, KB, MB)", text)};
+}
+
+// "polling: 120/500 done, 3 changed, 1 failed" on stderr, redrawn in place, for a person
+// watching a long poll. Only when stderr is a terminal, so cron mail and pipes never carry
+// it; only once the poll has run for a moment, so quick polls do not flicker; erased before
+// the poll's own lines are printed.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  ~ProgressLine() { erase(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(const SourceOutcome& outcome, std::size_t settled, std::size_t to_fetch) {
+    if (!enabled_) return;
+    if (outcome.outcome == Outcome::added || outcome.outcome == Outcome::changed) ++changed_;
+    if (outcome.outcome == Outcome::failed || outcome.outcome == Outcome::gone) ++failed_;
+    const auto now = Clock::now();
+    if (!shown_ && now - start_ < kQuiet) return;
+    if (shown_ && now - drawn_ < kRedraw && settled < to_fetch) return;
+    std::string line = fmt::format("\r\x1b[Kpolling: {}/{} done", settled, to_fetch);
+    if (changed_) line += fmt::format(", {} changed", changed_);
+    if (failed_) line += fmt::format(", {} failed", failed_);
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+    shown_ = true;
+    drawn_ = now;
+  }
+
+  void erase() {
+    if (!shown_) return;
+    std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr auto kQuiet = std::chrono::milliseconds(300);
+  static constexpr auto kRedraw = std::chrono::milliseconds(100);
+  bool enabled_;
+  bool shown_ = false;
+  std::size_t changed_ = 0;
+  std::size_t failed_ = 0;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point drawn_;
+};
+
+bool progress_wanted(const PollFlags& flags) {
+  if (flags.quiet || flags.no_progress || ::isatty(STDERR_FILENO) != 1) return false;
+  const char* term = std::getenv("TERM");
+  return !(term && std::string_view(term) == "dumb");
 }
 
 bool printed_by_default(Outcome o) {
@@ -95,7 +152,11 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   options.limits.connect_timeout_ms = static_cast<long>(*connect);
   options.limits.max_body_bytes = *max_body;
 
+  ProgressLine progress(progress_wanted(flags));
+  options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
+                                   std::size_t to_fetch) { progress.update(o, settled, to_fetch); };
   auto report = poll(*archive, options);
+  progress.erase();
   if (!report) return report.error();
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
   if (report->sources.empty() && !flags.quiet)
@@ -115,6 +176,8 @@ Command poll_command(CLI::App& root, const Globals& globals) {
   app->add_flag("-q,--quiet", flags->quiet, "Print failures only");
   app->add_flag("-v,--verbose", flags->verbose,
                 "Also print sources that did not change or were not due");
+  app->add_flag("--no-progress", flags->no_progress,
+                "No progress line (it is shown only when stderr is a terminal)");
   app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
   app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
   app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")

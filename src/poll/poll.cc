@@ -121,9 +121,10 @@ class Poller {
     // saved for a commit that a crash lost would turn the next poll into a 304, and that
     // change would never be recorded.
     if (auto ok = archive_.begin_batch(); !ok) return ok.error();
+    std::size_t settled = 0;
     fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
       SourceOutcome outcome = settle(jobs_[i], response);
-      if (options_.on_outcome) options_.on_outcome(outcome);
+      if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
       report_.sources.push_back(std::move(outcome));
       if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
         if (auto ok = archive_.flush(); !ok)
