@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "feeddiff/diff.h"
+#include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"
 #include "poll/schedule.h"
 
@@ -56,6 +58,29 @@ std::string host_of(std::string_view url) {
   std::string_view authority = url.substr(start, end == std::string_view::npos ? end : end - start);
   if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
   return to_lower(authority);
+}
+
+// For skip_cosmetic: why the change from `before` to `after` is cosmetic only ("lastBuildDate",
+// "formatting"), or nullopt when it is not, or when either side does not parse (the change is
+// then committed as usual). Cosmetic only: the item diff says so (only volatile fields and
+// those named in `ignore` differ), or the canonical documents are equal.
+std::optional<std::string> cosmetic_change(std::string_view before, std::string_view after,
+                                           const std::vector<std::string>& ignore) {
+  auto old_doc = normalize(before);
+  if (!old_doc) return std::nullopt;
+  auto new_doc = normalize(after);
+  if (!new_doc) return std::nullopt;
+  if (old_doc->feed.format != new_doc->feed.format) return std::nullopt;
+  const ItemDiff d = diff_items(old_doc->feed, new_doc->feed, ignore);
+  if (d.cosmetic_only) {
+    std::string fields;
+    for (const auto& f : d.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
+    for (const auto& item : d.items)
+      for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
+    return fields.empty() ? std::string("ignored fields") : fields;
+  }
+  if (d.empty() && old_doc->text == new_doc->text) return std::string("formatting");
+  return std::nullopt;
 }
 
 // The target of the leading run of permanent redirects, or "".
@@ -202,7 +227,13 @@ class Poller {
     else
       st.last_modified.clear();
     out.bytes = r.body.size();
-    if (committed->empty()) {
+    if (!cosmetic_.empty()) {
+      // skip_cosmetic: the body changed, but only in volatile parts. No commit; the
+      // validators above are the new body's, so the next poll asks about it.
+      out.outcome = Outcome::unchanged;
+      out.message = fmt::format("unchanged (cosmetic only: {}; {} bytes, HTTP {})", cosmetic_,
+                                r.body.size(), r.status);
+    } else if (committed->empty()) {
       out.outcome = Outcome::unchanged;
       out.message = fmt::format("unchanged ({} bytes, HTTP {})", r.body.size(), r.status);
     } else {
@@ -213,6 +244,7 @@ class Poller {
           fmt::format("{} ({} bytes, HTTP {})", outcome_name(out.outcome), r.body.size(), r.status);
     }
     st.last_result = outcome_name(out.outcome);
+    if (!cosmetic_.empty()) st.last_result += " (cosmetic only)";
     out.next_due = st.next_due;
     if (auto adopted = adopt_redirect(source, st, job); !adopted.empty())
       out.redirect_note = adopted;
@@ -288,8 +320,10 @@ class Poller {
     return fmt::format("adopted permanent redirect: {} -> {}", old_url, new_url);
   }
 
-  // One commit for the new body; "" when it is byte-identical to the stored one.
+  // One commit for the new body; "" when it is byte-identical to the stored one, or when
+  // skip_cosmetic is set and the change is cosmetic only (cosmetic_ then says why).
   Result<std::string> record(const SourceConfig& source, const FetchResponse& r) {
+    cosmetic_.clear();
     const bool json = looks_like_json(r.body);
     const std::string path = raw_path(source.name, json);
     const std::string other = raw_path(source.name, !json);
@@ -298,6 +332,12 @@ class Poller {
     auto previous_other = archive_.read_head(other);
     if (!previous_other) return previous_other.error();
     first_version_ = !*previous && !*previous_other;
+    if (source.skip_cosmetic && *previous && **previous != r.body) {
+      if (auto why = cosmetic_change(**previous, r.body, source.ignore)) {
+        cosmetic_ = std::move(*why);
+        return std::string();
+      }
+    }
 
     const TimeMs observed = now_;
     const auto origin = origin_date(r);
@@ -333,6 +373,7 @@ class Poller {
   std::vector<Job> jobs_;
   PollReport report_;
   bool first_version_ = false;
+  std::string cosmetic_;  // why the last record() made no commit for a cosmetic change
   Error fatal_{Errc::internal, ""};
 };
 
