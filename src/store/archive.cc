@@ -382,7 +382,6 @@ Status Archive::flush() {
   // 1. The objects, as one pack, durable before anything names them.
   if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok) return ok;
   if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
-  git_mempack_reset(b.mempack);
 
   // 2. The branch, once, atomically, and only if nobody moved it meanwhile.
   const std::vector<std::string> paths(b.touched.begin(), b.touched.end());
@@ -404,9 +403,11 @@ Status Archive::flush() {
     return git::last_error("moving the branch");
   git_reference_free(moved);
 
-  // 3. The index and work tree.
+  // 3. The index and work tree. The batch's objects are still in memory (and first in the
+  // lookup order), so the checkout copies them instead of inflating them from the pack.
   if (auto ok = checkout_paths(repo, paths); !ok) return ok;
   std::remove(b.checkout_marker().c_str());
+  git_mempack_reset(b.mempack);
   b.objects.clear();
   b.touched.clear();
   b.pending_bytes = 0;

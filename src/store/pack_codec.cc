@@ -124,6 +124,9 @@ constexpr std::size_t kMaxMatch = 258;
 constexpr std::size_t kMinMatch = 4;  // the hash covers four bytes
 constexpr int kHashBits = 15;
 constexpr int kMaxChain = 4;
+constexpr std::size_t kIndexWholeMatch = 32;  // longer matches index head and tail only
+constexpr std::size_t kIndexHead = 8;
+constexpr std::size_t kIndexTail = 4;
 
 struct FixedCodes {
   // Huffman codes are sent most significant bit first; the bit writer fills bytes from the
@@ -269,9 +272,14 @@ void put_fixed(std::string_view data, std::string& out) {
   bits.put(1, 2);  // BTYPE 01: fixed Huffman codes
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   const std::size_t n = data.size();
-  std::vector<std::int32_t> head(std::size_t{1} << kHashBits, -1);
-  std::vector<std::int32_t> prev(kWindow, -1);
-  auto hash = [](std::uint32_t v) { return (v * 2654435761u) >> (32 - kHashBits); };
+  // Tables sized to the input: a pack holds many small trees and commits, and clearing
+  // 256 KiB of tables for each was a measurable part of writing one.
+  const int hash_bits = std::clamp(static_cast<int>(std::bit_width(n)), 8, kHashBits);
+  const std::size_t window = std::min(kWindow, std::bit_ceil(std::max<std::size_t>(n, 1)));
+  const std::size_t window_mask = window - 1;
+  std::vector<std::int32_t> head(std::size_t{1} << hash_bits, -1);
+  std::vector<std::int32_t> prev(window, -1);
+  auto hash = [hash_bits](std::uint32_t v) { return (v * 2654435761u) >> (32 - hash_bits); };
   auto literal = [&](unsigned char b) { bits.put(c.lit_code[b], c.lit_bits[b]); };
 
   std::size_t pos = 0;
@@ -280,7 +288,7 @@ void put_fixed(std::string_view data, std::string& out) {
     const std::uint32_t h = hash(key);
     std::int32_t cand = head[h];
     head[h] = static_cast<std::int32_t>(pos);
-    prev[pos & (kWindow - 1)] = cand;
+    prev[pos & window_mask] = cand;
 
     std::size_t best = 0, best_dist = 0;
     const std::size_t limit = std::min(kMaxMatch, n - pos);
@@ -306,7 +314,7 @@ void put_fixed(std::string_view data, std::string& out) {
           if (len == limit) break;
         }
       }
-      const std::int32_t next = prev[from & (kWindow - 1)];
+      const std::int32_t next = prev[from & window_mask];
       if (next >= cand) break;  // the slot was reused by a newer position: chain ends
       cand = next;
     }
@@ -325,10 +333,18 @@ void put_fixed(std::string_view data, std::string& out) {
     if (c.dist_extra[ds])
       bits.put(static_cast<std::uint32_t>(best_dist - c.dist_base[ds]), c.dist_extra[ds]);
     // Index the positions inside the match, so later repeats of them are found too.
+    // A long match indexes only its start and its end: feeds repeat long runs of markup,
+    // and indexing every byte of them was the compressor's main cost for little gain.
     const std::size_t end = pos + best;
+    const std::size_t gap_from = best > kIndexWholeMatch ? pos + kIndexHead : end;
+    const std::size_t gap_to = best > kIndexWholeMatch ? end - kIndexTail : end;
     for (++pos; pos < end && pos + kMinMatch <= n; ++pos) {
+      if (pos == gap_from) {
+        pos = gap_to;
+        if (pos + kMinMatch > n) break;
+      }
       const std::uint32_t hh = hash(load32(p + pos));
-      prev[pos & (kWindow - 1)] = head[hh];
+      prev[pos & window_mask] = head[hh];
       head[hh] = static_cast<std::int32_t>(pos);
     }
     pos = end;

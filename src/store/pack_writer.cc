@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 #include <unordered_set>
 
 #include "store/git_handles.h"
@@ -24,6 +25,9 @@ constexpr const char* kTempPrefix = "tmp_pack_feeddiff_";
 // Deltas chain at most this deep, so reading the newest version stays cheap.
 constexpr int kMaxDepth = 50;
 constexpr int kOfsDelta = 6;
+// Objects read, delta'd and compressed together; bounds the memory a window holds.
+constexpr std::size_t kWindowObjects = 256;
+constexpr std::size_t kWindowBytes = std::size_t{8} << 20;
 
 Error io_error(std::string_view what, const std::string& path) {
   return Error{Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno))};
@@ -110,6 +114,7 @@ struct Written {
   std::uint32_t crc;
 };
 
+// Where a path's newest version went: its id, its position in the pack's order, its chain depth.
 struct Base {
   git_oid id;
   std::uint64_t offset;
@@ -168,46 +173,90 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     put_be32(header, static_cast<std::uint32_t>(order.size()));
     emit(header);
 
-    std::map<std::string, Base> last_of_path;
+    // Objects go through in windows: read and delta'd in order on this thread, compressed
+    // on every core at once (compression is most of a cold poll's packing time, and each
+    // zlib stream depends on nothing but its own bytes), then written in order.
+    struct Prepared {
+      const PackObject* object;
+      int type;              // kOfsDelta, or the object's type
+      std::size_t size;      // the entry header's size: of the object or the delta
+      std::size_t base = 0;  // for a delta: the base's position in `order`
+      std::string payload;   // what is compressed: the delta, or the object's bytes
+      std::string compressed;
+    };
+    std::map<std::string, Base> last_of_path;  // Base::offset holds the position in `order`
+    std::vector<std::uint64_t> offset_of(order.size(), 0);
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    std::vector<Prepared> window;
     std::string entry;
-    for (const PackObject* o : order) {
-      git_odb_object* raw = nullptr;
-      if (git_odb_read(&raw, odb, &o->id) != 0) return git::last_error("reading an object to pack");
-      std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> obj(raw,
-                                                                          &git_odb_object_free);
-      const std::string_view data(static_cast<const char*>(git_odb_object_data(raw)),
-                                  git_odb_object_size(raw));
-      const int type = static_cast<int>(git_odb_object_type(raw));
-
-      entry.clear();
-      int depth = 0;
-      auto base = o->path.empty() ? last_of_path.end() : last_of_path.find(o->path);
-      if (base != last_of_path.end() && base->second.depth < kMaxDepth) {
-        git_odb_object* base_raw = nullptr;
-        if (git_odb_read(&base_raw, odb, &base->second.id) == 0) {
-          std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> base_obj(
-              base_raw, &git_odb_object_free);
-          if (git_odb_object_type(base_raw) == git_odb_object_type(raw)) {
-            const std::string delta = prefix_suffix_delta(
-                std::string_view(static_cast<const char*>(git_odb_object_data(base_raw)),
-                                 git_odb_object_size(base_raw)),
-                data);
-            if (!delta.empty()) {
-              put_entry_header(entry, kOfsDelta, delta.size());
-              put_ofs(entry, offset - base->second.offset);
-              zlib_compress(delta, entry);
-              depth = base->second.depth + 1;
+    for (std::size_t first = 0; first < order.size();) {
+      window.clear();
+      std::size_t window_bytes = 0;
+      for (; first < order.size() && window.size() < kWindowObjects && window_bytes < kWindowBytes;
+           ++first) {
+        const PackObject* o = order[first];
+        git_odb_object* raw = nullptr;
+        if (git_odb_read(&raw, odb, &o->id) != 0)
+          return git::last_error("reading an object to pack");
+        std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> obj(raw,
+                                                                            &git_odb_object_free);
+        const std::string_view data(static_cast<const char*>(git_odb_object_data(raw)),
+                                    git_odb_object_size(raw));
+        Prepared item{o, static_cast<int>(git_odb_object_type(raw)), data.size(), 0, {}, {}};
+        int depth = 0;
+        auto base = o->path.empty() ? last_of_path.end() : last_of_path.find(o->path);
+        if (base != last_of_path.end() && base->second.depth < kMaxDepth) {
+          git_odb_object* base_raw = nullptr;
+          if (git_odb_read(&base_raw, odb, &base->second.id) == 0) {
+            std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> base_obj(
+                base_raw, &git_odb_object_free);
+            if (static_cast<int>(git_odb_object_type(base_raw)) == item.type) {
+              std::string delta = prefix_suffix_delta(
+                  std::string_view(static_cast<const char*>(git_odb_object_data(base_raw)),
+                                   git_odb_object_size(base_raw)),
+                  data);
+              if (!delta.empty()) {
+                item.type = kOfsDelta;
+                item.size = delta.size();
+                item.base = static_cast<std::size_t>(base->second.offset);
+                item.payload = std::move(delta);
+                depth = base->second.depth + 1;
+              }
             }
           }
         }
+        if (item.type != kOfsDelta) item.payload.assign(data);
+        window_bytes += item.payload.size();
+        if (!o->path.empty()) last_of_path[o->path] = Base{o->id, first, depth};
+        window.push_back(std::move(item));
       }
-      if (entry.empty()) {
-        put_entry_header(entry, type, data.size());
-        zlib_compress(data, entry);
+
+      auto compress_share = [&window, threads](unsigned k) {
+        for (std::size_t i = k; i < window.size(); i += threads) {
+          zlib_compress(window[i].payload, window[i].compressed);
+          std::string().swap(window[i].payload);
+        }
+      };
+      if (threads > 1 && window.size() > 1) {
+        std::vector<std::thread> workers;
+        for (unsigned k = 1; k < threads; ++k) workers.emplace_back(compress_share, k);
+        compress_share(0);
+        for (auto& w : workers) w.join();
+      } else {
+        compress_share(0);
       }
-      written.push_back({o->id, offset, crc32(0, entry)});
-      if (!o->path.empty()) last_of_path[o->path] = Base{o->id, offset, depth};
-      emit(entry);
+
+      const std::size_t window_first = first - window.size();
+      for (std::size_t i = 0; i < window.size(); ++i) {
+        const Prepared& item = window[i];
+        entry.clear();
+        put_entry_header(entry, item.type, item.size);
+        if (item.type == kOfsDelta) put_ofs(entry, offset - offset_of[item.base]);
+        entry += item.compressed;
+        offset_of[window_first + i] = offset;
+        written.push_back({item.object->id, offset, crc32(0, entry)});
+        emit(entry);
+      }
     }
     pack_sum = sha.finish();
     out.write(std::string_view(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size()));
