@@ -23,9 +23,17 @@ struct LoadedChange {
 /// Loads the change a commit made to a source's raw artifact (or, when it touched no raw
 /// file, to the first path it changed). source narrows it to one source's file. With
 /// normalized, the line diff compares the canonical documents instead of the raw bodies
-/// (falling back to the raw bodies when a version does not parse).
+/// (falling back to the raw bodies when a version does not parse). With compare false, only
+/// the commit's fields and headers are filled in: no body is read, nothing is diffed.
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
-                                                  std::string_view source, bool normalized = false);
+                                                  std::string_view source, bool normalized = false,
+                                                  bool compare = true);
+
+/// Fills in the raw line diff of a change whose bodies are set and, with feed, its item
+/// summary (and, with normalized, the canonical line diff) as add_feed_summary does; the two
+/// versions are normalized on threads of their own while the raw bodies are diffed.
+void compare_bodies(LoadedChange& change, bool feed, bool normalized,
+                    const std::vector<std::string>& ignore);
 
 /// Fills in the item summary (and, with normalized, the canonical line diff) of a change
 /// whose bodies and view are set; ignore names fields whose changes count as cosmetic.

@@ -30,7 +30,8 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
     // B's own page (its fields and recorded headers), but diffed against A.
     auto archive = open_archive(globals);
     if (!archive) return archive.error();
-    auto loaded = load_change(*archive, b->commit, b->source);
+    // B's fields only: its body is in hand, and the diff is against A.
+    auto loaded = load_change(*archive, b->commit, b->source, false, false);
     if (!loaded) return loaded.error();
     change = std::move(*loaded);
   } else {
@@ -46,11 +47,7 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
   v.path = b->label;
   v.path_status = "compared";
   v.stored_bytes = change->new_body.size();
-  v.diff_label = "raw";
-  v.diff = diff_lines(change->old_body, change->new_body);
-  v.items.reset();
-  v.items_note.clear();
-  add_feed_summary(*change, options.normalized, {});
+  compare_bodies(*change, true, options.normalized, {});
 
   RenderOptions render;
   render.max_lines = options.max_lines;
