@@ -3,6 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,6 +15,52 @@
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::normalize_detail {
+
+// ---- Scanning for a few byte values, 16 bytes at a time (SSE2) or 8 (SWAR) ----
+
+/// The first i >= from where table[s[i]] holds, or s.size(). The candidates looked at closely
+/// are the bytes equal to one of kBytes and, with kBelowSpace, those below 0x20: `table` must
+/// hold no other byte.
+template <bool kBelowSpace, unsigned char... kBytes, class Table>
+std::size_t find_byte(std::string_view s, std::size_t from, const Table& table) {
+  const std::size_t n = s.size();
+  const char* p = s.data();
+  std::size_t i = from;
+#if defined(__SSE2__)
+  while (i + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    __m128i m = _mm_setzero_si128();
+    if constexpr (kBelowSpace) m = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+    ((m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(kBytes))))), ...);
+    auto bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+    while (bits) {
+      const std::size_t k = i + static_cast<std::size_t>(__builtin_ctz(bits));
+      if (table[static_cast<unsigned char>(p[k])]) return k;
+      bits &= bits - 1;
+    }
+    i += 16;
+  }
+#else
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  while (i + 8 <= n) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    // High bit of each byte that may match; the lowest one is exact.
+    std::uint64_t m = 0;
+    if constexpr (kBelowSpace) m = (w - kOnes * 0x20) & ~w & kHighs;
+    ((m |= ((w ^ (kOnes * kBytes)) - kOnes) & ~(w ^ (kOnes * kBytes)) & kHighs), ...);
+    if (!m) {
+      i += 8;
+      continue;
+    }
+    i += static_cast<std::size_t>(__builtin_ctzll(m)) >> 3;
+    if (table[static_cast<unsigned char>(p[i])]) return i;
+    ++i;
+  }
+#endif
+  while (i < n && !table[static_cast<unsigned char>(p[i])]) ++i;
+  return i;
+}
 
 /// The code point an HTML 4 entity name stands for, 0 when it names none.
 std::uint32_t html_entity(std::string_view name);
@@ -39,7 +89,10 @@ class RepairLog {
 
 /// Decoded input: UTF-8 text and the name of what it was decoded from.
 struct Decoded {
-  std::string text;
+  std::string storage;    ///< the decoded text, when it is not the input itself
+  std::string_view same;  ///< the input, when it was valid UTF-8 as it is
+  bool borrowed = false;  ///< the text is `same`, not `storage`
+  std::string_view text() const { return borrowed ? same : std::string_view(storage); }
   std::string encoding;
 };
 

@@ -14,7 +14,7 @@ Result<Document> normalize(std::string_view bytes, std::string_view charset_hint
   RepairLog log(repairs);
   Decoded decoded = decode(bytes, charset_hint, log);
   doc.encoding = std::move(decoded.encoding);
-  const std::string_view text = decoded.text;
+  const std::string_view text = decoded.text();
   std::size_t first = 0;
   while (first < text.size() &&
          (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' || text[first] == '\r'))

@@ -49,6 +49,13 @@ constexpr std::array<bool, 256> make_special() {
 }
 constexpr std::array<bool, 256> kSpecial = make_special();
 
+constexpr std::array<bool, 256> make_control() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = is_control(static_cast<unsigned char>(c));
+  return t;
+}
+constexpr std::array<bool, 256> kControl = make_control();
+
 class Repairer {
  public:
   Repairer(std::string_view in, RepairLog& log) : in_(in), log_(log) {}
@@ -56,21 +63,30 @@ class Repairer {
   Repaired run() {
     out_.text.reserve(in_.size() + 64);
     std::size_t i = skip_leading();
-    first_tag_ = i;
+    first_tag_ = copied_ = i;
     const std::size_t n = in_.size();
     while (i < n) {
-      std::size_t j = i;
-      while (j < n && !kSpecial[static_cast<unsigned char>(in_[j])]) ++j;
-      out_.text.append(in_.data() + i, j - i);
+      const std::size_t j = find_byte<true, '&', '<', 0xEF>(in_, i, kSpecial);
       if (j >= n) break;
       i = step(j);
     }
+    flush(n);
     close_last_tag();
     return std::move(out_);
   }
 
  private:
-  void edit_done(std::size_t in_pos) { out_.map.mark(out_.text.size(), in_pos); }
+  // The input is copied lazily: what needs no repair is appended in one piece when a repair
+  // (or the end) comes. flush(to) appends the input up to `to`; edit_done(from) says that the
+  // input from `from` on follows what is written now.
+  void flush(std::size_t to) {
+    out_.text.append(in_.data() + copied_, to - copied_);
+    copied_ = to;
+  }
+  void edit_done(std::size_t in_pos) {
+    copied_ = in_pos;
+    out_.map.mark(out_.text.size(), in_pos);
+  }
 
   // Whitespace, BOMs and junk before the first '<' go.
   std::size_t skip_leading() {
@@ -114,14 +130,14 @@ class Repairer {
   // Copies [a, b) without the control characters XML forbids.
   void copy_clean(std::size_t a, std::size_t b) {
     std::size_t from = a;
-    for (std::size_t k = a; k < b; ++k) {
-      if (!is_control(static_cast<unsigned char>(in_[k]))) continue;
-      out_.text.append(in_.data() + from, k - from);
+    const std::string_view range = in_.substr(0, b);
+    for (std::size_t k = find_byte<true>(range, a, kControl); k < b;
+         k = find_byte<true>(range, k + 1, kControl)) {
+      flush(k);
       log_.add(in_, k, "removed control character " + hex_code(static_cast<unsigned char>(in_[k])));
       from = k + 1;
       edit_done(from);
     }
-    out_.text.append(in_.data() + from, b - from);
   }
 
   // Handles the special byte at j; returns where to go on.
@@ -133,13 +149,14 @@ class Repairer {
       if (j + 2 < in_.size() && static_cast<unsigned char>(in_[j + 1]) == 0xBF &&
           (static_cast<unsigned char>(in_[j + 2]) == 0xBE ||
            static_cast<unsigned char>(in_[j + 2]) == 0xBF)) {
+        flush(j);
         log_.add(in_, j, "removed a non-character (U+FFFE or U+FFFF)");
         edit_done(j + 3);
         return j + 3;
       }
-      out_.text += in_[j];
       return j + 1;
     }
+    flush(j);
     log_.add(in_, j, "removed control character " + hex_code(c));
     edit_done(j + 1);
     return j + 1;
@@ -180,15 +197,16 @@ class Repairer {
       const bool is_decl = target.size() == 3 && (target[0] | 0x20) == 'x' &&
                            (target[1] | 0x20) == 'm' && (target[2] | 0x20) == 'l';
       if (is_decl && j != first_tag_) {
+        flush(j);
         log_.add(in_, j, "removed a second XML declaration");
         edit_done(end);
         return end;
       }
     } else if (rest.size() > 1 && (is_alpha(rest[1]) || rest[1] == '/' || rest[1] == '_' ||
                                    rest[1] == ':' || static_cast<unsigned char>(rest[1]) >= 0x80)) {
-      out_.text += '<';
       return j + 1;
     } else {
+      flush(j);
       log_.add(in_, j, "escaped a '<' that starts no tag");
       out_.text += "&lt;";
       edit_done(j + 1);
@@ -200,6 +218,10 @@ class Repairer {
 
   std::size_t ampersand(std::size_t j) {
     const std::size_t n = in_.size();
+    // The five XML entities, by far the most common, stay as they are.
+    const std::string_view ref = in_.substr(j + 1, 5);
+    for (std::string_view xml : {"amp;", "lt;", "gt;", "quot;", "apos;"})
+      if (ref.starts_with(xml)) return j + 1 + xml.size();
     std::size_t k = j + 1;
     if (k < n && in_[k] == '#') {
       ++k;
@@ -221,9 +243,8 @@ class Repairer {
         ++k;
       }
       if (k > digits && k < n && in_[k] == ';') {
-        if (v <= 0x10FFFF && is_xml_char(static_cast<std::uint32_t>(v))) {
-          out_.text.append(in_.data() + j, k + 1 - j);
-        } else {
+        if (!(v <= 0x10FFFF && is_xml_char(static_cast<std::uint32_t>(v)))) {
+          flush(j);
           log_.add(in_, j,
                    "replaced the reference " + std::string(in_.substr(j, k + 1 - j)) +
                        " to a character XML forbids with U+FFFD");
@@ -236,10 +257,9 @@ class Repairer {
       while (k < n && k - j <= 33 && (is_alpha(in_[k]) || is_digit(in_[k]))) ++k;
       if (k < n && in_[k] == ';') {
         const std::string_view name = in_.substr(j + 1, k - j - 1);
-        if (name == "amp" || name == "lt" || name == "gt" || name == "quot" || name == "apos") {
-          out_.text.append(in_.data() + j, k + 1 - j);
+        if (name == "amp" || name == "lt" || name == "gt" || name == "quot" || name == "apos")
           return k + 1;
-        }
+        flush(j);
         if (const std::uint32_t cp = html_entity(name)) {
           log_.add(in_, j, "replaced &" + std::string(name) + "; with " + hex_code(cp));
           append_utf8(out_.text, cp);
@@ -253,6 +273,7 @@ class Repairer {
         return k + 1;
       }
     }
+    flush(j);
     log_.add(in_, j, "escaped a '&' that starts no reference");
     out_.text += "&amp;";
     edit_done(j + 1);
@@ -263,6 +284,7 @@ class Repairer {
   RepairLog& log_;
   Repaired out_;
   std::size_t first_tag_ = 0;
+  std::size_t copied_ = 0;  // the input before this is in out_.text (or was left out)
 };
 
 }  // namespace

@@ -104,22 +104,65 @@ enum BlockKind { kNotBlock = 0, kBlock = 1, kBreakAfter = 2, kStandalone = 3 };
 // kBlock: break before the opening tag, after the closing one. kBreakAfter (br): after the
 // tag. kStandalone (img, hr): before and after.
 BlockKind block_kind(std::string_view name) {
-  // Sorted, for binary search.
-  static constexpr std::string_view kBlocks[] = {
-      "address", "article", "aside",  "audio",   "blockquote", "caption",    "center", "dd",
-      "details", "div",     "dl",     "dt",      "fieldset",   "figcaption", "figure", "footer",
-      "form",    "h1",      "h2",     "h3",      "h4",         "h5",         "h6",     "header",
-      "hgroup",  "iframe",  "li",     "main",    "nav",        "noscript",   "ol",     "p",
-      "picture", "pre",     "script", "section", "style",      "summary",    "table",  "tbody",
-      "td",      "tfoot",   "th",     "thead",   "tr",         "ul",         "video"};
+  // By length, so that a name is compared with a few candidates at most.
+  static constexpr std::string_view kBlocks3[] = {"div", "nav", "pre"};
+  static constexpr std::string_view kBlocks4[] = {"form", "main"};
+  static constexpr std::string_view kBlocks5[] = {"aside", "audio", "style", "table",
+                                                  "tbody", "tfoot", "thead", "video"};
+  static constexpr std::string_view kBlocks6[] = {"center", "figure", "footer", "header",
+                                                  "hgroup", "iframe", "script"};
+  static constexpr std::string_view kBlocks7[] = {"address", "article", "caption", "details",
+                                                  "picture", "section", "summary"};
+  static constexpr std::string_view kBlocks8[] = {"fieldset", "noscript"};
+  static constexpr std::string_view kBlocks10[] = {"blockquote", "figcaption"};
   if (name.empty() || name.size() > 10) return kNotBlock;
   char buf[12];
   for (std::size_t i = 0; i < name.size(); ++i) buf[i] = lower(name[i]);
   const std::string_view n(buf, name.size());
-  if (n == "br") return kBreakAfter;
-  if (n == "img" || n == "hr") return kStandalone;
-  return std::binary_search(std::begin(kBlocks), std::end(kBlocks), n) ? kBlock : kNotBlock;
+  auto any = [&](const auto& list) {
+    for (std::string_view b : list)
+      if (b == n) return kBlock;
+    return kNotBlock;
+  };
+  switch (n.size()) {
+    case 1:
+      return n[0] == 'p' ? kBlock : kNotBlock;
+    case 2: {
+      const char a = n[0], b = n[1];
+      if (a == 'b' && b == 'r') return kBreakAfter;
+      if (a == 'h' && b == 'r') return kStandalone;
+      if (a == 'h' && b >= '1' && b <= '6') return kBlock;
+      if (a == 'd' && (b == 'd' || b == 'l' || b == 't')) return kBlock;
+      if (a == 't' && (b == 'd' || b == 'h' || b == 'r')) return kBlock;
+      if ((a == 'l' && b == 'i') || (a == 'o' && b == 'l') || (a == 'u' && b == 'l')) return kBlock;
+      return kNotBlock;
+    }
+    case 3:
+      if (n == "img") return kStandalone;
+      return any(kBlocks3);
+    case 4:
+      return any(kBlocks4);
+    case 5:
+      return any(kBlocks5);
+    case 6:
+      return any(kBlocks6);
+    case 7:
+      return any(kBlocks7);
+    case 8:
+      return any(kBlocks8);
+    case 10:
+      return any(kBlocks10);
+    default:
+      return kNotBlock;
+  }
 }
+
+constexpr std::array<bool, 256> make_line_or_tag() {
+  std::array<bool, 256> t{};
+  t['\n'] = t['<'] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kLineOrTag = make_line_or_tag();
 
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -138,15 +181,12 @@ void split_html(std::string_view html, std::vector<std::string_view>& lines) {
   };
   const std::size_t n = html.size();
   std::size_t i = 0;
-  while (i < n) {
-    const char c = html[i];
-    if (c == '\n') {
+  while (true) {
+    i = find_byte<false, '\n', '<'>(html, i, kLineOrTag);
+    if (i >= n) break;
+    if (html[i] == '\n') {
       emit(i);
       start = i + 1;
-      ++i;
-      continue;
-    }
-    if (c != '<') {
       ++i;
       continue;
     }

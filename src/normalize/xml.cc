@@ -5,6 +5,7 @@
 #include <pugixml.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -106,9 +107,9 @@ std::string_view trim_ws(std::string_view s) {
   return s;
 }
 
-bool all_space(std::string_view s) {
-  for (char c : s)
-    if (!is_space(c)) return false;
+bool all_space(const char* s) {
+  for (; *s; ++s)
+    if (!is_space(*s)) return false;
   return true;
 }
 
@@ -120,20 +121,25 @@ bool is_marker(pugi::xml_node n) {
   return n.type() == pugi::node_comment && trim_ws(sv(n.value())) == kMarkerText;
 }
 
-// Bytes escape() must look at: markup characters and controls.
-constexpr std::array<bool, 256> make_escape_table() {
+// Bytes escape() must look at: markup characters and controls; in text, '"', LF and tab are
+// written as they are.
+constexpr std::array<bool, 256> make_escape_table(bool attribute) {
   std::array<bool, 256> t{};
-  for (int c = 0; c < 0x20; ++c) t[c] = true;
-  t['&'] = t['<'] = t['>'] = t['"'] = true;
+  for (int c = 0; c < 0x20; ++c) t[c] = attribute || (c != '\n' && c != '\t');
+  t['&'] = t['<'] = t['>'] = true;
+  t['"'] = attribute;
   return t;
 }
-constexpr std::array<bool, 256> kEscape = make_escape_table();
+constexpr std::array<bool, 256> kEscapeText = make_escape_table(false);
+constexpr std::array<bool, 256> kEscapeAttribute = make_escape_table(true);
 
 void escape(std::string& out, std::string_view s, bool attribute) {
+  const std::array<bool, 256>& table = attribute ? kEscapeAttribute : kEscapeText;
   const std::size_t n = s.size();
   std::size_t from = 0, i = 0;
   while (true) {
-    while (i < n && !kEscape[static_cast<unsigned char>(s[i])]) ++i;
+    i = attribute ? find_byte<true, '&', '<', '>', '"'>(s, i, table)
+                  : find_byte<true, '&', '<', '>'>(s, i, table);
     if (i >= n) break;
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const char* rep = nullptr;
@@ -149,13 +155,13 @@ void escape(std::string& out, std::string_view s, bool attribute) {
         rep = "&gt;";
         break;
       case '"':
-        if (attribute) rep = "&quot;";
+        rep = "&quot;";
         break;
       case '\n':
-        if (attribute) rep = "&#xA;";
+        rep = "&#xA;";
         break;
       case '\t':
-        if (attribute) rep = "&#x9;";
+        rep = "&#x9;";
         break;
       case '\r':
         rep = "&#xD;";
@@ -167,11 +173,9 @@ void escape(std::string& out, std::string_view s, bool attribute) {
         rep = buf;
       }
     }
-    if (rep) {
-      out.append(s.data() + from, i - from);
-      out += rep;
-      from = i + 1;
-    }
+    out.append(s.data() + from, i - from);
+    out += rep;
+    from = i + 1;
     ++i;
   }
   out.append(s.data() + from, n - from);
@@ -191,11 +195,16 @@ void append_collapsed(std::string& out, std::string_view s) {
   }
 }
 
+// Controls that CDATA cannot hold (all but LF and tab).
+constexpr std::array<bool, 256> kCdataUnsafe = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = c != '\n' && c != '\t';
+  return t;
+}();
+
 bool cdata_safe(std::string_view s) {
   if (s.find("]]>") != std::string_view::npos) return false;
-  for (char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') return false;
-  return true;
+  return find_byte<true>(s, 0, kCdataUnsafe) == s.size();
 }
 
 struct Name {
@@ -224,7 +233,8 @@ class XmlNormalizer {
     while (n) {
       std::size_t k = 0;
       if (n.type() == pugi::node_element) {
-        k = push_scope(n);
+        k = scan_scope(n);
+        if (k) declaring_.push_back(n.internal_object());
         note_prefix(sv(n.name()));
         for (pugi::xml_attribute a : n.attributes()) {
           const std::string_view name = sv(a.name());
@@ -256,6 +266,7 @@ class XmlNormalizer {
       if (n) n = n.next_sibling();
     }
     scope_.clear();
+    std::sort(declaring_.begin(), declaring_.end());
     // Known URIs take their conventional prefix (sorted, so two URIs sharing one number
     // the same way every time); the others keep theirs, numbered on a clash.
     std::vector<std::string_view> known;
@@ -330,8 +341,13 @@ class XmlNormalizer {
     return {};
   }
 
-  // Pushes the node's namespace declarations; returns how many.
+  // Pushes the node's namespace declarations; returns how many. Only the elements that
+  // collect_namespaces saw declaring some are looked at again.
   std::size_t push_scope(pugi::xml_node n) {
+    if (!std::binary_search(declaring_.begin(), declaring_.end(), n.internal_object())) return 0;
+    return scan_scope(n);
+  }
+  std::size_t scan_scope(pugi::xml_node n) {
     std::size_t pushed = 0;
     for (pugi::xml_attribute a : n.attributes()) {
       const std::string_view name = sv(a.name());
@@ -553,7 +569,7 @@ class XmlNormalizer {
         case pugi::node_pcdata:
         case pugi::node_cdata:
           ++text_nodes;
-          if (!all_space(sv(c.value()))) has_text = true;
+          if (!has_text && !all_space(c.value())) has_text = true;
           break;
         case pugi::node_comment:
           if (!is_marker(c)) has_other = true;
@@ -583,6 +599,7 @@ class XmlNormalizer {
         indent(depth);
       }
       close_tag(e);
+      if (has_elem) inline_cache_.emplace(e.internal_object(), std::move(buf));
     } else if (has_elem || has_other) {
       out_ += ">\n";
       const bool child_channel =
@@ -611,8 +628,10 @@ class XmlNormalizer {
         lines_.clear();
         split_html(text, lines_);
         // Decided on the lines, as they are what a second pass sees.
-        bool cdata = true;
-        for (std::string_view l : lines_) cdata = cdata && cdata_safe(l);
+        // The lines are pieces of the text, so a text that is safe has safe lines; only an
+        // unsafe one needs its lines checked (trimming may have cut what made it unsafe).
+        const bool cdata =
+            cdata_safe(text) || std::all_of(lines_.begin(), lines_.end(), cdata_safe);
         const bool markup =
             text.find('<') != std::string_view::npos || text.find('&') != std::string_view::npos;
         if (lines_.size() <= 1) {
@@ -644,7 +663,23 @@ class XmlNormalizer {
 
   // ---- the model ----
 
+  // write_inline_children(e), as write_element made it (the namespace scope is the same when
+  // the model is extracted), else made now.
+  const std::string& inline_markup(pugi::xml_node e) {
+    if (auto it = inline_cache_.find(e.internal_object()); it != inline_cache_.end())
+      return it->second;
+    scratch_.clear();
+    write_inline_children(scratch_, e);
+    return scratch_;
+  }
+
   std::string text_of(pugi::xml_node e) {
+    const pugi::xml_node first = e.first_child();
+    if (!first) return {};
+    if (!first.next_sibling()) {
+      if (first.type() != pugi::node_pcdata && first.type() != pugi::node_cdata) return {};
+      return std::string(trim_ws(sv(first.value())));
+    }
     std::string s;
     for (pugi::xml_node c : e.children())
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) s += c.value();
@@ -657,9 +692,7 @@ class XmlNormalizer {
     for (pugi::xml_node c : e.children())
       if (c.type() == pugi::node_element) has_elem = true;
     if (!has_elem) return text_of(e);
-    std::string buf;
-    write_inline_children(buf, e);
-    return std::string(trim_ws(buf));
+    return std::string(trim_ws(inline_markup(e)));
   }
 
   // Plain text; markup inside the element (XHTML, or HTML left unescaped) reads as text.
@@ -669,11 +702,7 @@ class XmlNormalizer {
       if (c.type() == pugi::node_element) has_elem = true;
     if (!atom && !has_elem) return text_of(e);
     const std::string_view type = sv(e.attribute("type").value());
-    if (has_elem) {
-      std::string buf;
-      write_inline_children(buf, e);
-      return html_to_text(buf);
-    }
+    if (has_elem) return html_to_text(inline_markup(e));
     if (type == "html" || type == "text/html" || sv(e.attribute("mode").value()) == "escaped")
       return html_to_text(text_of(e));
     return text_of(e);
@@ -909,6 +938,9 @@ class XmlNormalizer {
   std::vector<std::pair<std::string_view, std::string_view>> scope_;
   std::vector<std::pair<std::string, std::string_view>> attrs_;
   std::vector<std::string_view> lines_;
+  std::unordered_map<const void*, std::string> inline_cache_;  // see inline_markup
+  std::vector<const void*> declaring_;  // elements that declare namespaces, sorted
+  std::string scratch_;
   bool atom_doc_ = false;
 };
 
