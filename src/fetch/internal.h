@@ -1,29 +1,55 @@
 #pragma once
 // Internal to fetch (no other module includes curl): RAII owners for libcurl handles, the
-// one-time global initialization, and URL helpers shared by the transfer code.
-
-#include <curl/curl.h>
+// one-time loading and global initialization, and URL helpers shared by the transfer code.
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fetch/curl_api.h"
+
 namespace feeddiff::fetch_detail {
 
-using CurlPtr = std::unique_ptr<CURL, decltype(&curl_easy_cleanup)>;
-using CurlMultiPtr = std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)>;
-using CurlSlistPtr = std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)>;
-using CurlUrlPtr = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
+// Deleters call libcurl through the loaded table (fetch/curl_api.h); a handle exists only
+// once it was loaded.
+struct EasyCleanup {
+  void operator()(CURL* h) const { curl::easy_cleanup(h); }
+};
+struct MultiCleanup {
+  void operator()(CURLM* m) const { curl::multi_cleanup(m); }
+};
+struct SlistFree {
+  void operator()(curl_slist* list) const { curl::slist_free_all(list); }
+};
+struct UrlCleanup {
+  void operator()(CURLU* u) const { curl::url_cleanup(u); }
+};
+struct CurlFree {
+  void operator()(char* p) const { curl::free(p); }
+};
 
-/// Runs curl_global_init exactly once per process, before any handle is made. A
-/// function-local static makes the first call thread-safe.
+using CurlPtr = std::unique_ptr<CURL, EasyCleanup>;
+using CurlMultiPtr = std::unique_ptr<CURLM, MultiCleanup>;
+using CurlSlistPtr = std::unique_ptr<curl_slist, SlistFree>;
+using CurlUrlPtr = std::unique_ptr<CURLU, UrlCleanup>;
+/// A curl-allocated string, freed with curl_free.
+using CurlString = std::unique_ptr<char, CurlFree>;
+
+/// Loads libcurl and runs curl_global_init exactly once per process, before any handle is
+/// made. A function-local static makes the first call thread-safe. False when either failed;
+/// curl_failure() then says why.
 bool ensure_curl_initialized();
 
-/// A fresh URL handle (after global initialization); null only when out of memory.
+/// Why ensure_curl_initialized() returned false: "libcurl could not be loaded (...)" or
+/// "libcurl could not be initialized".
+std::string curl_failure();
+
+/// A fresh URL handle (after loading and global initialization); null when libcurl is
+/// missing or out of memory.
 inline CurlUrlPtr make_url_handle() {
-  ensure_curl_initialized();
-  return CurlUrlPtr(curl_url(), &curl_url_cleanup);
+  if (!ensure_curl_initialized()) return nullptr;
+  return CurlUrlPtr(curl::url());
 }
 
 /// `base` with the Location value resolved against it (relative references included);

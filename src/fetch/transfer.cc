@@ -19,6 +19,7 @@ namespace {
 using fetch_detail::CurlMultiPtr;
 using fetch_detail::CurlPtr;
 using fetch_detail::CurlSlistPtr;
+namespace curl = fetch_detail::curl;
 
 constexpr const char* kAccept =
     "Accept: application/rss+xml, application/atom+xml, application/feed+json, "
@@ -52,7 +53,7 @@ struct Transfer {
   Transfer(std::size_t i, const FetchRequest& r, CURLM* m)
       : index(i), request(r), multi(m), current_url(r.url) {}
   ~Transfer() {
-    if (added) curl_multi_remove_handle(multi, easy.get());
+    if (added) curl::multi_remove_handle(multi, easy.get());
   }
   Transfer(const Transfer&) = delete;
   Transfer& operator=(const Transfer&) = delete;
@@ -60,8 +61,8 @@ struct Transfer {
   std::size_t index;
   const FetchRequest& request;
   CURLM* multi;
-  CurlPtr easy{nullptr, &curl_easy_cleanup};
-  CurlSlistPtr headers{nullptr, &curl_slist_free_all};
+  CurlPtr easy;
+  CurlSlistPtr headers;
   bool added = false;
 
   // The URL now being fetched (credentials kept: relative Locations resolve against it).
@@ -164,12 +165,12 @@ Error internal_error(const FetchRequest& request, std::string_view what) {
 // Makes the easy handle for a request; the request's URL has passed check_url.
 std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   const FetchRequest& r = t.request;
-  t.easy.reset(curl_easy_init());
+  t.easy.reset(curl::easy_init());
   if (!t.easy) return internal_error(r, "cannot create a libcurl handle");
   CURL* h = t.easy.get();
 
   auto add_header = [&t](const std::string& line) {
-    curl_slist* grown = curl_slist_append(t.headers.get(), line.c_str());
+    curl_slist* grown = curl::slist_append(t.headers.get(), line.c_str());
     if (!grown) return false;
     (void)t.headers.release();  // the grown list now owns the old nodes
     t.headers.reset(grown);
@@ -190,35 +191,35 @@ std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   auto check = [&rc](CURLcode c) {
     if (rc == CURLE_OK) rc = c;
   };
-  check(curl_easy_setopt(h, CURLOPT_URL, r.url.c_str()));
-  check(curl_easy_setopt(h, CURLOPT_PRIVATE, &t));
-  check(curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t.errbuf));
-  check(curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L));
-  check(curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"));
-  check(curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"));
-  check(curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, r.max_redirects > 0 ? 1L : 0L));
-  check(curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(std::max(r.max_redirects, 0))));
+  check(curl::easy_setopt(h, CURLOPT_URL, r.url.c_str()));
+  check(curl::easy_setopt(h, CURLOPT_PRIVATE, &t));
+  check(curl::easy_setopt(h, CURLOPT_ERRORBUFFER, t.errbuf));
+  check(curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L));
+  check(curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"));
+  check(curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"));
+  check(curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, r.max_redirects > 0 ? 1L : 0L));
+  check(curl::easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(std::max(r.max_redirects, 0))));
   // Politeness (DESIGN.md): no Referer, no cookie engine (no CURLOPT_COOKIEFILE is set), and
   // user:password from the URL never goes to another host (CURLOPT_UNRESTRICTED_AUTH off).
-  check(curl_easy_setopt(h, CURLOPT_AUTOREFERER, 0L));
-  check(curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L));
-  check(curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""));
-  check(curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent.c_str()));
-  check(curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.headers.get()));
-  check(curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, std::max(r.connect_timeout_ms, 1L)));
-  check(curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, std::max(r.total_timeout_ms, 0L)));
+  check(curl::easy_setopt(h, CURLOPT_AUTOREFERER, 0L));
+  check(curl::easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L));
+  check(curl::easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""));
+  check(curl::easy_setopt(h, CURLOPT_USERAGENT, user_agent.c_str()));
+  check(curl::easy_setopt(h, CURLOPT_HTTPHEADER, t.headers.get()));
+  check(curl::easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, std::max(r.connect_timeout_ms, 1L)));
+  check(curl::easy_setopt(h, CURLOPT_TIMEOUT_MS, std::max(r.total_timeout_ms, 0L)));
   if (r.low_speed_bytes_per_second > 0 && r.low_speed_seconds > 0) {
-    check(curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, r.low_speed_bytes_per_second));
-    check(curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r.low_speed_seconds));
+    check(curl::easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, r.low_speed_bytes_per_second));
+    check(curl::easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r.low_speed_seconds));
   }
   // Several transfers to one HTTP/2 host share a connection instead of opening more.
-  check(curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L));
-  check(curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &header_callback));
-  check(curl_easy_setopt(h, CURLOPT_HEADERDATA, &t));
-  check(curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &write_callback));
-  check(curl_easy_setopt(h, CURLOPT_WRITEDATA, &t));
+  check(curl::easy_setopt(h, CURLOPT_PIPEWAIT, 1L));
+  check(curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &header_callback));
+  check(curl::easy_setopt(h, CURLOPT_HEADERDATA, &t));
+  check(curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &write_callback));
+  check(curl::easy_setopt(h, CURLOPT_WRITEDATA, &t));
   if (rc != CURLE_OK)
-    return internal_error(r, fmt::format("libcurl refused an option: {}", curl_easy_strerror(rc)));
+    return internal_error(r, fmt::format("libcurl refused an option: {}", curl::easy_strerror(rc)));
   return std::nullopt;
 }
 
@@ -242,13 +243,13 @@ Error describe_failure(CURLcode code, Transfer& t) {
   CURL* h = t.easy.get();
   const FetchRequest& r = t.request;
   long os_errno = 0;
-  curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+  curl::easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
   curl_off_t got = 0, expected = -1;
-  curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got);
-  curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected);
+  curl::easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got);
+  curl::easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected);
   // libcurl's own text, for the cases where it says more than the code does.
   const std::string detail = fetch_detail::scrub(
-      t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(code)),
+      t.errbuf[0] ? std::string(t.errbuf) : std::string(curl::easy_strerror(code)),
       fetch_detail::secrets_of(r.url));
 
   Errc errc = Errc::network;
@@ -318,8 +319,8 @@ Error describe_failure(CURLcode code, Transfer& t) {
     case CURLE_OPERATION_TIMEDOUT: {
       errc = Errc::timeout;
       curl_off_t connect_us = 0, tls_us = 0;
-      curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
-      curl_easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+      curl::easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
+      curl::easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &tls_us);
       const bool tls = to_lower(t.current_url).starts_with("https:");
       // libcurl applies the smaller of the two limits while connecting.
       const long connect_limit = r.total_timeout_ms > 0
@@ -408,21 +409,21 @@ Result<FetchResponse> finish(CURLcode code, Transfer& t) {
   if (code != CURLE_OK) return describe_failure(code, t);
   CURL* h = t.easy.get();
   FetchResponse response;
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  curl::easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   response.headers = std::move(t.response_headers);
   response.body = std::move(t.body);
   char* effective = nullptr;
-  curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective);
+  curl::easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective);
   response.final_url = redact_url(effective ? effective : t.request.url);
   // A redirect status that libcurl did not follow (following disabled) is the response.
   if (t.last_was_redirect && !t.redirects.empty()) t.redirects.pop_back();
   response.redirects = std::move(t.redirects);
   long version = 0;
-  curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+  curl::easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
   response.http_version = http_version_name(version);
   curl_off_t wire = 0, total_us = 0;
-  curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &wire);
-  curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
+  curl::easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &wire);
+  curl::easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
   response.wire_bytes = static_cast<std::uint64_t>(std::max<curl_off_t>(wire, 0));
   response.seconds = static_cast<double>(total_us) / 1e6;
   return response;
@@ -438,14 +439,14 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
       on_done(i, internal_error(requests[i], why));
   };
   if (!fetch_detail::ensure_curl_initialized())
-    return fail_all_from(0, "libcurl could not be initialized");
+    return fail_all_from(0, fetch_detail::curl_failure());
 
-  CurlMultiPtr multi(curl_multi_init(), &curl_multi_cleanup);
+  CurlMultiPtr multi(curl::multi_init());
   if (!multi) return fail_all_from(0, "cannot create a libcurl multi handle");
   const long jobs = std::max(options.jobs, 1);
-  curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS,
-                    static_cast<long>(std::max(options.per_host, 1)));
-  curl_multi_setopt(multi.get(), CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+  curl::multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS,
+                     static_cast<long>(std::max(options.per_host, 1)));
+  curl::multi_setopt(multi.get(), CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
 
   // Requests wait here, by host, until their host has a free slot. libcurl could queue them
   // itself (CURLMOPT_MAX_HOST_CONNECTIONS), but its timeouts would then run while a request
@@ -515,7 +516,7 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
         on_done(index, std::move(*error));
         continue;
       }
-      if (curl_multi_add_handle(multi.get(), t->easy.get()) != CURLM_OK) {
+      if (curl::multi_add_handle(multi.get(), t->easy.get()) != CURLM_OK) {
         on_done(index, internal_error(request, "libcurl would not start the transfer"));
         continue;
       }
@@ -526,9 +527,9 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
     if (active.empty()) break;
 
     int running = 0;
-    CURLMcode mc = curl_multi_perform(multi.get(), &running);
+    CURLMcode mc = curl::multi_perform(multi.get(), &running);
     if (mc != CURLM_OK) {
-      const std::string why = fmt::format("libcurl failed: {}", curl_multi_strerror(mc));
+      const std::string why = fmt::format("libcurl failed: {}", curl::multi_strerror(mc));
       while (!active.empty()) {
         Transfer* t = active.front().get();
         complete(t, internal_error(t->request, why));
@@ -540,17 +541,17 @@ void fetch_all(std::span<const FetchRequest> requests, const FetchOptions& optio
 
     bool completed = false;
     int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+    while (CURLMsg* msg = curl::multi_info_read(multi.get(), &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
       Transfer* t = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
+      curl::easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
       const CURLcode code = msg->data.result;  // msg dies with the handle's removal
       complete(t, finish(code, *t));
       completed = true;
     }
     // Start the next transfers before waiting, so `jobs` stay in flight.
     if (completed) continue;
-    curl_multi_poll(multi.get(), nullptr, 0, 1000, nullptr);
+    curl::multi_poll(multi.get(), nullptr, 0, 1000, nullptr);
   }
 }
 

@@ -6,22 +6,27 @@
 
 namespace feeddiff {
 
+namespace curl = fetch_detail::curl;
+
 namespace fetch_detail {
 
 bool ensure_curl_initialized() {
-  static const bool ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  static const bool ok = curl::load() && curl::fn().global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   return ok;
+}
+
+std::string curl_failure() {
+  std::string why;
+  if (!curl::load(&why)) return fmt::format("libcurl could not be loaded ({})", why);
+  return "libcurl could not be initialized";
 }
 
 namespace {
 
-// A curl-allocated string, freed with curl_free.
-using CurlString = std::unique_ptr<char, decltype(&curl_free)>;
-
 std::string get_part(CURLU* url, CURLUPart part) {
   char* raw = nullptr;
-  if (curl_url_get(url, part, &raw, 0) != CURLUE_OK || raw == nullptr) return {};
-  CurlString owned(raw, &curl_free);
+  if (curl::url_get(url, part, &raw, 0) != CURLUE_OK || raw == nullptr) return {};
+  CurlString owned(raw);
   return owned.get();
 }
 
@@ -78,8 +83,8 @@ std::string percent_decode(std::string_view s) {
 
 std::string resolve_location(const std::string& base, const std::string& location) {
   CurlUrlPtr url = make_url_handle();
-  if (!url || curl_url_set(url.get(), CURLUPART_URL, base.c_str(), 0) != CURLUE_OK ||
-      curl_url_set(url.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK)
+  if (!url || curl::url_set(url.get(), CURLUPART_URL, base.c_str(), 0) != CURLUE_OK ||
+      curl::url_set(url.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK)
     return location;
   std::string resolved = get_part(url.get(), CURLUPART_URL);
   return resolved.empty() ? location : resolved;
@@ -87,7 +92,7 @@ std::string resolve_location(const std::string& base, const std::string& locatio
 
 std::string host_of(const std::string& url) {
   CurlUrlPtr handle = make_url_handle();
-  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return {};
+  if (!handle || curl::url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return {};
   return get_part(handle.get(), CURLUPART_HOST);
 }
 
@@ -155,9 +160,12 @@ Status check_url(std::string_view url) {
     return bad("the URL has no host");
 
   CurlUrlPtr handle = fetch_detail::make_url_handle();
-  if (!handle) return Error{Errc::internal, "out of memory parsing a URL"};
+  if (!handle)
+    return Error{Errc::internal, fetch_detail::ensure_curl_initialized()
+                                     ? "out of memory parsing a URL"
+                                     : fetch_detail::curl_failure()};
   const std::string text(url);
-  CURLUcode rc = curl_url_set(handle.get(), CURLUPART_URL, text.c_str(), 0);
+  CURLUcode rc = curl::url_set(handle.get(), CURLUPART_URL, text.c_str(), 0);
   switch (rc) {
     case CURLUE_OK:
       break;
@@ -173,7 +181,7 @@ Status check_url(std::string_view url) {
     case CURLUE_BAD_PASSWORD:
       return bad("bad user name or password in the URL");
     default:
-      return bad(fmt::format("malformed URL ({})", curl_url_strerror(rc)));
+      return bad(fmt::format("malformed URL ({})", curl::url_strerror(rc)));
   }
   if (fetch_detail::host_of(text).empty()) return bad("the URL has no host");
   return Ok{};
