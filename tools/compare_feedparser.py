@@ -5,7 +5,9 @@ For each file: item count, and per item its identity (feedparser's id, else link
 feeddiff falls back) and title. Builds tools/items_dump.cc against a release build first
 (until `feeddiff items --json` exists). Run with /usr/bin/python3 (it has feedparser).
 
-  tools/compare_feedparser.py [--list] [CORPUS]
+  [BUILD=build/release] tools/compare_feedparser.py [--list] [CORPUS]
+
+BUILD is the (Release) build directory to build the normalize library and items_dump in.
 
 Prints agreement percentages for the well-formed files (feedparser bozo == 0 and
 feeddiff parses) and for feedparser-tests/encoding; --list prints every disagreement.
@@ -26,16 +28,17 @@ EXTS = ('.xml', '.rss', '.atom', '.rdf', '.json')
 
 
 def build():
-    subprocess.run(['cmake', '-S', ROOT, '-B', f'{ROOT}/build/release', '-G', 'Ninja',
+    out = os.path.join(ROOT, os.environ.get('BUILD') or 'build/release')
+    subprocess.run(['cmake', '-S', ROOT, '-B', out, '-G', 'Ninja',
                     '-DCMAKE_BUILD_TYPE=Release', '-DFEEDDIFF_TESTS=OFF'],
                    check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(['cmake', '--build', f'{ROOT}/build/release', '-j2', '--target',
+    subprocess.run(['cmake', '--build', out, '-j2', '--target',
                     'feeddiff_normalize', 'feeddiff_core'], check=True, stdout=subprocess.DEVNULL)
-    exe = f'{ROOT}/build/release/items_dump'
+    exe = f'{out}/items_dump'
     subprocess.run(['g++', '-std=c++20', '-O2', f'-I{ROOT}/include',
                     f'{ROOT}/tools/items_dump.cc',
-                    f'{ROOT}/build/release/libfeeddiff_normalize.a',
-                    f'{ROOT}/build/release/libfeeddiff_core.a', '-lpugixml', '-o', exe],
+                    f'{out}/libfeeddiff_normalize.a',
+                    f'{out}/libfeeddiff_core.a', '-lpugixml', '-o', exe],
                    check=True)
     return exe
 

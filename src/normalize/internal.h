@@ -132,6 +132,10 @@ bool is_volatile_comment(std::string_view comment);
 /// Tags stripped, entities decoded, trimmed.
 std::string html_to_text(std::string_view html);
 
+/// Decodes base64 (whitespace ignored) into `out` as text, control characters other than tab
+/// and line ends as spaces. False when `in` is no base64 or does not decode to UTF-8.
+bool base64_decode(std::string_view in, std::string& out);
+
 /// Lower-case hex SHA-1.
 std::string sha1_hex(std::string_view data);
 

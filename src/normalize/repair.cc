@@ -1,11 +1,14 @@
 // Repairs that keep the document's meaning, made on the decoded text before parsing. Each
 // is logged with its line; offsets are mapped so parse errors point into the input.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "normalize/internal.h"
 
@@ -189,6 +192,7 @@ class Repairer {
           break;
         }
       }
+      if (rest.starts_with("<!DOCTYPE")) declare_entities(in_.substr(j, end - j));
     } else if (rest.starts_with("<?")) {
       end = skip_to(j + 2, "?>");
       std::size_t t = j + 2;
@@ -260,6 +264,15 @@ class Repairer {
         if (name == "amp" || name == "lt" || name == "gt" || name == "quot" || name == "apos")
           return k + 1;
         flush(j);
+        if (const std::string* value = declared(name);
+            value && expanded_ + value->size() <= kMaxExpansion + in_.size()) {
+          // Declared in the internal subset: pugixml does not expand those, so it is done here
+          // (not a repair: it is what XML means).
+          out_.text += *value;
+          expanded_ += value->size();
+          edit_done(k + 1);
+          return k + 1;
+        }
         if (const std::uint32_t cp = html_entity(name)) {
           log_.add(in_, j, "replaced &" + std::string(name) + "; with " + hex_code(cp));
           append_utf8(out_.text, cp);
@@ -280,6 +293,63 @@ class Repairer {
     return j + 1;
   }
 
+  // Internal general entities of the DOCTYPE whose value is plain text (no '&', '<', '%' or
+  // control character; at most kMaxEntityValue bytes): their values, escaped for anywhere.
+  // Parameter entities, external entities and values with markup or references are left out,
+  // and their references are kept as text like any unknown entity.
+  void declare_entities(std::string_view decl) {
+    std::size_t p = 0;
+    while ((p = decl.find("<!ENTITY", p)) != std::string_view::npos) {
+      p += 8;
+      std::size_t k = p;
+      while (k < decl.size() && is_space(decl[k])) ++k;
+      if (k == p || k >= decl.size() || decl[k] == '%') continue;
+      const std::size_t name_start = k;
+      while (k < decl.size() && !is_space(decl[k]) && decl[k] != '"' && decl[k] != '\'' &&
+             decl[k] != '>')
+        ++k;
+      const std::string_view name = decl.substr(name_start, k - name_start);
+      while (k < decl.size() && is_space(decl[k])) ++k;
+      if (k >= decl.size() || (decl[k] != '"' && decl[k] != '\'')) continue;
+      const char quote = decl[k++];
+      const std::size_t close = decl.find(quote, k);
+      if (close == std::string_view::npos) break;
+      const std::string_view value = decl.substr(k, close - k);
+      p = close + 1;
+      const bool plain =
+          value.size() <= kMaxEntityValue && std::none_of(value.begin(), value.end(), [](char c) {
+            return c == '&' || c == '<' || c == '%' || is_control(static_cast<unsigned char>(c));
+          });
+      // The first declaration of a name binds (XML 1.0, 4.2).
+      if (name.empty() || !plain || declared(name) || entities_.size() >= kMaxEntities) continue;
+      std::string escaped;
+      for (char c : value) {
+        if (c == '"')
+          escaped += "&quot;";
+        else if (c == '\'')
+          escaped += "&apos;";
+        else if (c == '>')
+          escaped += "&gt;";
+        else
+          escaped += c;
+      }
+      entities_.emplace_back(name, std::move(escaped));
+    }
+  }
+
+  const std::string* declared(std::string_view name) const {
+    for (const auto& [n, v] : entities_)
+      if (n == name) return &v;
+    return nullptr;
+  }
+
+  static constexpr std::size_t kMaxEntityValue = 4096;
+  static constexpr std::size_t kMaxEntities = 1000;
+  // Bytes that expansions may add beyond the input's size (no "billion laughs").
+  static constexpr std::size_t kMaxExpansion = std::size_t{1} << 20;
+
+  std::vector<std::pair<std::string_view, std::string>> entities_;
+  std::size_t expanded_ = 0;
   std::string_view in_;
   RepairLog& log_;
   Repaired out_;

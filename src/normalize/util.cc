@@ -328,6 +328,66 @@ std::string html_to_text(std::string_view html) {
   return text;
 }
 
+bool base64_decode(std::string_view in, std::string& out) {
+  std::string bytes;
+  bytes.reserve(in.size() * 3 / 4);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  bool padded = false;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=') {
+      padded = true;
+      continue;
+    } else if (is_space(c))
+      continue;
+    else
+      return false;
+    if (padded) return false;  // data after the padding
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  // As text: valid UTF-8, no control characters.
+  out.clear();
+  out.reserve(bytes.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c < 0x80) {
+      out += (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F ? ' ' : bytes[i];
+      ++i;
+      continue;
+    }
+    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    std::uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
+    bool ok = len != 0 && c <= 0xF4 && i + len <= bytes.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto b = static_cast<unsigned char>(bytes[i + k]);
+      ok = (b & 0xC0) == 0x80;
+      cp = (cp << 6) | (b & 0x3Fu);
+    }
+    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
+         !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+    if (!ok) return false;  // not text: not meant as base64 (feedparser reads it so too)
+    out.append(bytes, i, len);
+    i += len;
+  }
+  return true;
+}
+
 namespace {
 
 std::uint32_t rotl(std::uint32_t x, int n) {

@@ -686,12 +686,32 @@ class XmlNormalizer {
     return std::string(trim_ws(s));
   }
 
+  // An Atom text construct whose text is base64: Atom 0.3 mode="base64", or (`any_type`, for
+  // titles, which are text whatever they say) a type that is a MIME type neither text/* nor
+  // XML (RFC 4287 4.1.3.3; content of such a type stays base64, as it is no text).
+  static bool base64_construct(pugi::xml_node e, bool any_type) {
+    if (sv(e.attribute("mode").value()) == "base64") return true;
+    if (!any_type) return false;
+    const std::string_view type = trim_ws(sv(e.attribute("type").value()));
+    return type.find('/') != std::string_view::npos && !type.starts_with("text/") &&
+           !type.ends_with("/xml") && !type.ends_with("+xml");
+  }
+
+  // The element's text, base64-decoded when it is a base64 text construct (and decodes).
+  std::string construct_text(pugi::xml_node e, bool any_type) {
+    std::string text = text_of(e);
+    if (!base64_construct(e, any_type)) return text;
+    std::string decoded;
+    if (!base64_decode(text, decoded)) return text;
+    return std::string(trim_ws(decoded));
+  }
+
   // Atom text construct: HTML as written for html, markup for xhtml, text otherwise.
   std::string atom_text(pugi::xml_node e) {
     bool has_elem = false;
     for (pugi::xml_node c : e.children())
       if (c.type() == pugi::node_element) has_elem = true;
-    if (!has_elem) return text_of(e);
+    if (!has_elem) return construct_text(e, false);
     return std::string(trim_ws(inline_markup(e)));
   }
 
@@ -704,8 +724,8 @@ class XmlNormalizer {
     const std::string_view type = sv(e.attribute("type").value());
     if (has_elem) return html_to_text(inline_markup(e));
     if (type == "html" || type == "text/html" || sv(e.attribute("mode").value()) == "escaped")
-      return html_to_text(text_of(e));
-    return text_of(e);
+      return html_to_text(construct_text(e, true));
+    return construct_text(e, true);
   }
 
   std::string attrs_value(pugi::xml_node e) {
@@ -757,7 +777,17 @@ class XmlNormalizer {
            uri == "http://backend.userland.com/rss";
   }
 
+  // An Atom link's target: its href, or, for a link without one, its text (as Atom 0.3-era
+  // feeds write it).
+  std::string atom_href(pugi::xml_node e) {
+    const pugi::xml_attribute href = e.attribute("href");
+    return href ? std::string(trim_ws(sv(href.value()))) : text_of(e);
+  }
+
   Enclosure enclosure_of(pugi::xml_node e, const char* url_attr) {
+    if (std::string_view(url_attr) == "href")
+      return Enclosure{atom_href(e), std::string(trim_ws(sv(e.attribute("type").value()))),
+                       std::string(trim_ws(sv(e.attribute("length").value())))};
     return Enclosure{std::string(trim_ws(sv(e.attribute(url_attr).value()))),
                      std::string(trim_ws(sv(e.attribute("type").value()))),
                      std::string(trim_ws(sv(e.attribute("length").value())))};
@@ -813,7 +843,7 @@ class XmlNormalizer {
           if (rel == "enclosure")
             it.enclosures.push_back(enclosure_of(c, "href"));
           else if ((rel.empty() || rel == "alternate") && atom_link.empty())
-            atom_link = trim_ws(sv(c.attribute("href").value()));
+            atom_link = atom_href(c);
           else
             used = false;
         } else if (n.local == "id" && atom_id.empty()) {
@@ -874,7 +904,7 @@ class XmlNormalizer {
           if (rel == "enclosure")
             it.enclosures.push_back(enclosure_of(c, "href"));
           else if ((rel.empty() || rel == "alternate") && it.link.empty())
-            it.link = trim_ws(sv(c.attribute("href").value()));
+            it.link = atom_href(c);
           else
             used = false;
         } else if ((n.local == "published" || n.local == "issued") && it.published.empty())
