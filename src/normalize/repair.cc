@@ -59,6 +59,11 @@ constexpr std::array<bool, 256> make_control() {
 }
 constexpr std::array<bool, 256> kControl = make_control();
 
+// The character after '<' that makes it a start or end tag.
+bool starts_tag(char c) {
+  return is_alpha(c) || c == '/' || c == '_' || c == ':' || static_cast<unsigned char>(c) >= 0x80;
+}
+
 class Repairer {
  public:
   Repairer(std::string_view in, RepairLog& log) : in_(in), log_(log) {}
@@ -71,6 +76,11 @@ class Repairer {
     while (i < n) {
       const std::size_t j = find_byte<true, '&', '<', 0xEF>(in_, i, kSpecial);
       if (j >= n) break;
+      // A start or end tag, the common case, needs nothing (see markup()).
+      if (in_[j] == '<' && j + 1 < n && starts_tag(in_[j + 1])) {
+        i = j + 1;
+        continue;
+      }
       i = step(j);
     }
     flush(n);
@@ -206,8 +216,7 @@ class Repairer {
         edit_done(end);
         return end;
       }
-    } else if (rest.size() > 1 && (is_alpha(rest[1]) || rest[1] == '/' || rest[1] == '_' ||
-                                   rest[1] == ':' || static_cast<unsigned char>(rest[1]) >= 0x80)) {
+    } else if (rest.size() > 1 && starts_tag(rest[1])) {
       return j + 1;
     } else {
       flush(j);

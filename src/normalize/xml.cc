@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <pugixml.hpp>
 #include <string>
 #include <string_view>
@@ -195,16 +196,21 @@ void append_collapsed(std::string& out, std::string_view s) {
   }
 }
 
-// Controls that CDATA cannot hold (all but LF and tab).
+// Controls that CDATA cannot hold (all but LF and tab), and ']' that may start "]]>".
 constexpr std::array<bool, 256> kCdataUnsafe = [] {
   std::array<bool, 256> t{};
   for (int c = 0; c < 0x20; ++c) t[c] = c != '\n' && c != '\t';
+  t[']'] = true;
   return t;
 }();
 
 bool cdata_safe(std::string_view s) {
-  if (s.find("]]>") != std::string_view::npos) return false;
-  return find_byte<true>(s, 0, kCdataUnsafe) == s.size();
+  for (std::size_t i = find_byte<true, ']'>(s, 0, kCdataUnsafe); i < s.size();
+       i = find_byte<true, ']'>(s, i + 1, kCdataUnsafe)) {
+    if (s[i] != ']') return false;
+    if (s.substr(i, 3) == "]]>") return false;
+  }
+  return true;
 }
 
 struct Name {
@@ -233,10 +239,12 @@ class XmlNormalizer {
     while (n) {
       std::size_t k = 0;
       if (n.type() == pugi::node_element) {
-        k = scan_scope(n);
+        const pugi::xml_attribute first = n.first_attribute();
+        if (first) k = scan_scope(n);
         if (k) declaring_.push_back(n.internal_object());
-        note_prefix(sv(n.name()));
-        for (pugi::xml_attribute a : n.attributes()) {
+        const char* qname = n.name();
+        if (std::strchr(qname, ':')) note_prefix(sv(qname));
+        for (pugi::xml_attribute a = first; a; a = a.next_attribute()) {
           const std::string_view name = sv(a.name());
           if (!name.starts_with("xmlns")) note_prefix(name);
           if (!name.starts_with("xmlns:") || name.size() == 6) continue;
@@ -247,10 +255,10 @@ class XmlNormalizer {
             declared.emplace_back(uri, name.substr(6));
         }
       }
-      if (n.first_child()) {
+      if (const pugi::xml_node child = n.first_child()) {
         pushed.push_back(k);
         if (pushed.size() > static_cast<std::size_t>(kMaxDepth)) return false;
-        n = n.first_child();
+        n = child;
         continue;
       }
       pop_scope(k);
@@ -349,7 +357,7 @@ class XmlNormalizer {
   }
   std::size_t scan_scope(pugi::xml_node n) {
     std::size_t pushed = 0;
-    for (pugi::xml_attribute a : n.attributes()) {
+    for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
       const std::string_view name = sv(a.name());
       if (name == "xmlns") {
         scope_.emplace_back(std::string_view(), sv(a.value()));
@@ -418,8 +426,10 @@ class XmlNormalizer {
   void open_tag(std::string& out, pugi::xml_node e, bool root) {
     out += '<';
     append_qname(out, sv(e.name()));
+    const pugi::xml_attribute first = e.first_attribute();
+    if (!first && (!root || canon_.empty())) return;
     attrs_.clear();
-    for (pugi::xml_attribute a : e.attributes()) {
+    for (pugi::xml_attribute a = first; a; a = a.next_attribute()) {
       const std::string_view name = sv(a.name());
       if (name.starts_with("xmlns:")) continue;
       std::string cn;
@@ -428,8 +438,10 @@ class XmlNormalizer {
     }
     if (root)
       for (const auto& c : canon_) attrs_.emplace_back("xmlns:" + c.second, c.first);
-    std::stable_sort(attrs_.begin(), attrs_.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    // Sorted by name, stably (an insertion sort: there are few, and it allocates nothing).
+    for (std::size_t i = 1; i < attrs_.size(); ++i)
+      for (std::size_t j = i; j > 0 && attrs_[j].first < attrs_[j - 1].first; --j)
+        std::swap(attrs_[j], attrs_[j - 1]);
     for (const auto& [name, value] : attrs_) {
       out += ' ';
       out += name;
