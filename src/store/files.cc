@@ -2,14 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "feeddiff/store.h"
 
@@ -53,12 +52,31 @@ Status write_file_atomic(const std::string& path, std::string_view content) {
 }
 
 Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  // One buffer of the file's size (and a byte, so that the read that finds the end needs no
+  // more room), filled by read(2). Streaming into an ostringstream grew its buffer by doubling
+  // and copied it out again: for a 20 MB feed, ~100 MB of fresh pages and copies.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return Error{Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno))};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  struct stat st {};
+  const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  std::string out(sized ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16, '\0');
+  std::size_t used = 0;
+  for (;;) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    const ssize_t n = ::read(fd, out.data() + used, out.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error e = io_error("cannot read", path);
+      ::close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.resize(used);
+  return out;
 }
 
 Result<ArchiveLock> ArchiveLock::acquire(const Archive& archive, bool wait) {
