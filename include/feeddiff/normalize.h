@@ -122,4 +122,17 @@ struct Document {
 /// bytes are repaired, never an error.
 Result<Document> normalize(std::string_view bytes, std::string_view charset_hint = {});
 
+/// What normalize() is asked to make, for the overload that takes them.
+struct NormalizeOptions {
+  /// As `charset_hint` of normalize(bytes, charset_hint): the transport's charset, or empty.
+  std::string_view charset_hint;
+  /// False: only the canonical document is made, and Document::feed is left empty (format
+  /// included), which saves extracting the item model. text, encoding, repairs and errors are
+  /// exactly those of normalize(bytes, charset_hint).
+  bool items = true;
+};
+
+/// normalize(bytes, options.charset_hint), with the item model only when options.items.
+Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options);
+
 }  // namespace feeddiff

@@ -11,15 +11,17 @@ namespace feeddiff::cli {
 
 namespace {
 
-struct NormalizeOptions {
+struct NormalizeArgs {
   std::string input;
   std::string source;
 };
 
-Result<int> run_normalize(const Globals& globals, const NormalizeOptions& options) {
+Result<int> run_normalize(const Globals& globals, const NormalizeArgs& options) {
   auto in = read_feed_input(globals, options.input, options.source);
   if (!in) return in.error();
-  auto doc = normalize(in->bytes);
+  feeddiff::NormalizeOptions what;
+  what.items = false;  // the canonical document is all this prints
+  auto doc = normalize(in->bytes, what);
   if (!doc) return Error{doc.error().code, fmt::format("{}: {}", in->label, doc.error().message)};
   for (const auto& repair : doc->repairs)
     std::fprintf(stderr, "feeddiff: %s line %zu: repaired: %s\n",
@@ -33,7 +35,7 @@ Result<int> run_normalize(const Globals& globals, const NormalizeOptions& option
 
 Command normalize_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("normalize", "Print a feed's canonical, diff-friendly form");
-  auto options = std::make_shared<NormalizeOptions>();
+  auto options = std::make_shared<NormalizeArgs>();
   app->add_option("INPUT", options->input, "A feed file, - for stdin, or a commit of the archive")
       ->required();
   app->add_option("NAME", options->source,

@@ -142,10 +142,10 @@ std::string sha1_hex(std::string_view data);
 /// Fills in item ids that the feed did not give.
 void assign_fallback_id(Item& item);
 
-/// Canonical JSON and, for a JSON Feed, its model. `decoded` is valid UTF-8.
-Result<Document> normalize_json(std::string_view decoded, Document doc);
+/// Canonical JSON and, for a JSON Feed and when `model`, its model. `decoded` is valid UTF-8.
+Result<Document> normalize_json(std::string_view decoded, Document doc, bool model);
 
-/// Canonical XML and its model. `decoded` is valid UTF-8.
-Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log);
+/// Canonical XML and, when `model`, its model. `decoded` is valid UTF-8.
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model);
 
 }  // namespace feeddiff::normalize_detail

@@ -76,7 +76,7 @@ Item json_item(const json& j) {
 
 }  // namespace
 
-Result<Document> normalize_json(std::string_view decoded, Document doc) {
+Result<Document> normalize_json(std::string_view decoded, Document doc, bool model) {
   json j;
   try {
     j = json::parse(decoded.begin(), decoded.end());
@@ -92,6 +92,7 @@ Result<Document> normalize_json(std::string_view decoded, Document doc) {
   }
   doc.text = j.dump(2, ' ', false, json::error_handler_t::replace);
   doc.text += '\n';
+  if (!model) return doc;
   const bool is_feed =
       j.is_object() && j.contains("version") && j["version"].is_string() &&
       j["version"].get<std::string>().find("jsonfeed.org/version/") != std::string::npos;

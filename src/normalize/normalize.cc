@@ -8,7 +8,12 @@
 namespace feeddiff {
 
 Result<Document> normalize(std::string_view bytes, std::string_view charset_hint) {
+  return normalize(bytes, NormalizeOptions{charset_hint, true});
+}
+
+Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options) {
   using namespace normalize_detail;
+  const std::string_view charset_hint = options.charset_hint;
   Document doc;
   std::vector<Repair> repairs;
   RepairLog log(repairs);
@@ -20,8 +25,8 @@ Result<Document> normalize(std::string_view bytes, std::string_view charset_hint
          (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' || text[first] == '\r'))
     ++first;
   const bool json = first < text.size() && (text[first] == '{' || text[first] == '[');
-  Result<Document> r =
-      json ? normalize_json(text, std::move(doc)) : normalize_xml(text, std::move(doc), log);
+  Result<Document> r = json ? normalize_json(text, std::move(doc), options.items)
+                            : normalize_xml(text, std::move(doc), log, options.items);
   if (r) {
     log.finish();
     r->repairs = std::move(repairs);

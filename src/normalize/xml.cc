@@ -220,7 +220,9 @@ struct Name {
 
 class XmlNormalizer {
  public:
-  XmlNormalizer(pugi::xml_document& doc, std::string& out) : doc_(doc), out_(out) {}
+  // With `model` false, extract() is not called: nothing is kept for it.
+  XmlNormalizer(pugi::xml_document& doc, std::string& out, bool model)
+      : doc_(doc), out_(out), model_(model) {}
 
   // False when elements nest deeper than kMaxDepth (the writer recurses).
   bool collect_namespaces() {
@@ -611,7 +613,7 @@ class XmlNormalizer {
         indent(depth);
       }
       close_tag(e);
-      if (has_elem) inline_cache_.emplace(e.internal_object(), std::move(buf));
+      if (has_elem && model_) inline_cache_.emplace(e.internal_object(), std::move(buf));
     } else if (has_elem || has_other) {
       out_ += ">\n";
       const bool child_channel =
@@ -984,6 +986,7 @@ class XmlNormalizer {
   std::vector<const void*> declaring_;  // elements that declare namespaces, sorted
   std::string scratch_;
   bool atom_doc_ = false;
+  bool model_ = true;
 };
 
 Feed XmlNormalizer::extract() {
@@ -1062,7 +1065,7 @@ Feed XmlNormalizer::extract() {
 
 }  // namespace
 
-Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log) {
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model) {
   Repaired repaired = repair_xml(decoded, log);
   constexpr unsigned kOptions = pugi::parse_cdata | pugi::parse_escapes | pugi::parse_eol |
                                 pugi::parse_wconv_attribute | pugi::parse_comments |
@@ -1093,13 +1096,13 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
         repaired.map.to_input(static_cast<std::size_t>(std::max<std::ptrdiff_t>(r.offset, 0)));
     return Error{Errc::bad_xml, line_column(decoded, at) + ": " + r.description()};
   }
-  XmlNormalizer n(xml, doc.text);
+  XmlNormalizer n(xml, doc.text, model);
   if (!n.collect_namespaces())
     return Error{Errc::unsupported,
                  "elements nested deeper than " + std::to_string(kMaxDepth) + " levels"};
   doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
   n.write_document();
-  doc.feed = n.extract();
+  if (model) doc.feed = n.extract();
   return doc;
 }
 
