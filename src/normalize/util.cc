@@ -103,55 +103,82 @@ enum BlockKind { kNotBlock = 0, kBlock = 1, kBreakAfter = 2, kStandalone = 3 };
 
 // kBlock: break before the opening tag, after the closing one. kBreakAfter (br): after the
 // tag. kStandalone (img, hr): before and after.
+// Up to 8 bytes of a name as a little-endian number, byte i in bits 8i..8i+7.
+constexpr std::uint64_t pack_name(std::string_view s) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+  return v;
+}
+
+// `name` holds ASCII letters and digits only (what split_html and html_to_text pass), so
+// setting bit 5 of each byte lower-cases it and leaves digits as they are; the name is then
+// compared as one number.
 BlockKind block_kind(std::string_view name) {
-  // By length, so that a name is compared with a few candidates at most.
-  static constexpr std::string_view kBlocks3[] = {"div", "nav", "pre"};
-  static constexpr std::string_view kBlocks4[] = {"form", "main"};
-  static constexpr std::string_view kBlocks5[] = {"aside", "audio", "style", "table",
-                                                  "tbody", "tfoot", "thead", "video"};
-  static constexpr std::string_view kBlocks6[] = {"center", "figure", "footer", "header",
-                                                  "hgroup", "iframe", "script"};
-  static constexpr std::string_view kBlocks7[] = {"address", "article", "caption", "details",
-                                                  "picture", "section", "summary"};
-  static constexpr std::string_view kBlocks8[] = {"fieldset", "noscript"};
-  static constexpr std::string_view kBlocks10[] = {"blockquote", "figcaption"};
-  if (name.empty() || name.size() > 10) return kNotBlock;
-  char buf[12];
-  for (std::size_t i = 0; i < name.size(); ++i) buf[i] = lower(name[i]);
-  const std::string_view n(buf, name.size());
-  auto any = [&](const auto& list) {
-    for (std::string_view b : list)
-      if (b == n) return kBlock;
-    return kNotBlock;
-  };
-  switch (n.size()) {
-    case 1:
-      return n[0] == 'p' ? kBlock : kNotBlock;
-    case 2: {
-      const char a = n[0], b = n[1];
-      if (a == 'b' && b == 'r') return kBreakAfter;
-      if (a == 'h' && b == 'r') return kStandalone;
-      if (a == 'h' && b >= '1' && b <= '6') return kBlock;
-      if (a == 'd' && (b == 'd' || b == 'l' || b == 't')) return kBlock;
-      if (a == 't' && (b == 'd' || b == 'h' || b == 'r')) return kBlock;
-      if ((a == 'l' && b == 'i') || (a == 'o' && b == 'l') || (a == 'u' && b == 'l')) return kBlock;
-      return kNotBlock;
-    }
-    case 3:
-      if (n == "img") return kStandalone;
-      return any(kBlocks3);
-    case 4:
-      return any(kBlocks4);
-    case 5:
-      return any(kBlocks5);
-    case 6:
-      return any(kBlocks6);
-    case 7:
-      return any(kBlocks7);
-    case 8:
-      return any(kBlocks8);
-    case 10:
-      return any(kBlocks10);
+  const std::size_t size = name.size();
+  if (size == 0 || size > 10) return kNotBlock;
+  if (size == 10) {
+    char buf[10];
+    for (std::size_t i = 0; i < 10; ++i) buf[i] = static_cast<char>(name[i] | 0x20);
+    const std::string_view n(buf, 10);
+    return n == "blockquote" || n == "figcaption" ? kBlock : kNotBlock;
+  }
+  if (size == 9) return kNotBlock;
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[i]) | 0x20u) << (8 * i);
+  switch (v) {
+    case pack_name("br"):
+      return kBreakAfter;
+    case pack_name("hr"):
+    case pack_name("img"):
+      return kStandalone;
+    case pack_name("p"):
+    case pack_name("h1"):
+    case pack_name("h2"):
+    case pack_name("h3"):
+    case pack_name("h4"):
+    case pack_name("h5"):
+    case pack_name("h6"):
+    case pack_name("dd"):
+    case pack_name("dl"):
+    case pack_name("dt"):
+    case pack_name("td"):
+    case pack_name("th"):
+    case pack_name("tr"):
+    case pack_name("li"):
+    case pack_name("ol"):
+    case pack_name("ul"):
+    case pack_name("div"):
+    case pack_name("nav"):
+    case pack_name("pre"):
+    case pack_name("form"):
+    case pack_name("main"):
+    case pack_name("aside"):
+    case pack_name("audio"):
+    case pack_name("style"):
+    case pack_name("table"):
+    case pack_name("tbody"):
+    case pack_name("tfoot"):
+    case pack_name("thead"):
+    case pack_name("video"):
+    case pack_name("center"):
+    case pack_name("figure"):
+    case pack_name("footer"):
+    case pack_name("header"):
+    case pack_name("hgroup"):
+    case pack_name("iframe"):
+    case pack_name("script"):
+    case pack_name("address"):
+    case pack_name("article"):
+    case pack_name("caption"):
+    case pack_name("details"):
+    case pack_name("picture"):
+    case pack_name("section"):
+    case pack_name("summary"):
+    case pack_name("fieldset"):
+    case pack_name("noscript"):
+      return kBlock;
     default:
       return kNotBlock;
   }

@@ -422,7 +422,15 @@ class XmlNormalizer {
     return s;
   }
 
-  void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
+  // Appended from a run of spaces (one memcpy) rather than filled a character at a time.
+  void indent(int depth) {
+    static constexpr std::string_view kSpaces =
+        "                                                                "
+        "                                                                ";
+    std::size_t n = static_cast<std::size_t>(depth) * 2;
+    for (; n > kSpaces.size(); n -= kSpaces.size()) out_ += kSpaces;
+    out_.append(kSpaces.data(), n);
+  }
 
   // `<name attrs` with attributes sorted and namespace declarations moved to the root.
   void open_tag(std::string& out, pugi::xml_node e, bool root) {
@@ -600,7 +608,10 @@ class XmlNormalizer {
     indent(depth);
     open_tag(out_, e, root);
     if ((has_elem || has_other) && (has_text || is_html)) {
-      std::string buf;
+      // Kept for extract() when there is a model, else the same buffer serves every element.
+      std::string own;
+      std::string& buf = model_ && has_elem ? own : inline_buf_;
+      buf.clear();
       write_inline_children(buf, e);
       lines_.clear();
       split_html(buf, lines_);
@@ -613,7 +624,7 @@ class XmlNormalizer {
         indent(depth);
       }
       close_tag(e);
-      if (has_elem && model_) inline_cache_.emplace(e.internal_object(), std::move(buf));
+      if (has_elem && model_) inline_cache_.emplace(e.internal_object(), std::move(own));
     } else if (has_elem || has_other) {
       out_ += ">\n";
       const bool child_channel =
@@ -985,6 +996,7 @@ class XmlNormalizer {
   std::unordered_map<const void*, std::string> inline_cache_;  // see inline_markup
   std::vector<const void*> declaring_;  // elements that declare namespaces, sorted
   std::string scratch_;
+  std::string inline_buf_;  // write_element's inline markup, when it is not kept
   bool atom_doc_ = false;
   bool model_ = true;
 };
