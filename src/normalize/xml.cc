@@ -291,7 +291,7 @@ class XmlNormalizer {
 
   void write_document() {
     std::string_view version = "1.0", standalone;
-    for (pugi::xml_node n : doc_.children()) {
+    for (pugi::xml_node n = doc_.first_child(); n; n = n.next_sibling()) {
       if (n.type() != pugi::node_declaration) continue;
       const std::string_view v = sv(n.attribute("version").value());
       if (v == "1.0" || v == "1.1") version = v;
@@ -308,7 +308,7 @@ class XmlNormalizer {
     }
     out_ += "?>\n";
     bool root_done = false;
-    for (pugi::xml_node n : doc_.children()) {
+    for (pugi::xml_node n = doc_.first_child(); n; n = n.next_sibling()) {
       switch (n.type()) {
         case pugi::node_doctype:
           out_ += "<!DOCTYPE ";
@@ -519,7 +519,7 @@ class XmlNormalizer {
 
   // Children of n, as markup on one line (it may hold the text's own line ends).
   void write_inline_children(std::string& buf, pugi::xml_node n) {
-    for (pugi::xml_node c : n.children()) {
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
       switch (c.type()) {
         case pugi::node_pcdata:
         case pugi::node_cdata:
@@ -583,7 +583,7 @@ class XmlNormalizer {
     if (root) atom_doc_ = n.local == "feed";
     bool has_elem = false, has_text = false, has_other = false;
     std::size_t text_nodes = 0;
-    for (pugi::xml_node c : e.children()) {
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) {
       switch (c.type()) {
         case pugi::node_element:
           has_elem = true;
@@ -629,7 +629,7 @@ class XmlNormalizer {
       out_ += ">\n";
       const bool child_channel =
           (root && n.local == "feed") || (depth == 1 && n.local == "channel");
-      for (pugi::xml_node c : e.children()) {
+      for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) {
         if (c.type() == pugi::node_element)
           write_element(c, depth + 1, child_channel, false);
         else
@@ -643,7 +643,7 @@ class XmlNormalizer {
       if (text_nodes == 1) {
         text = sv(e.first_child().value());
       } else {
-        for (pugi::xml_node c : e.children()) joined += c.value();
+        for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) joined += c.value();
         text = joined;
       }
       text = trim_ws(text);
@@ -706,7 +706,7 @@ class XmlNormalizer {
       return std::string(trim_ws(sv(first.value())));
     }
     std::string s;
-    for (pugi::xml_node c : e.children())
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) s += c.value();
     return std::string(trim_ws(s));
   }
@@ -734,7 +734,7 @@ class XmlNormalizer {
   // Atom text construct: HTML as written for html, markup for xhtml, text otherwise.
   std::string atom_text(pugi::xml_node e) {
     bool has_elem = false;
-    for (pugi::xml_node c : e.children())
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_element) has_elem = true;
     if (!has_elem) return construct_text(e, false);
     return std::string(trim_ws(inline_markup(e)));
@@ -743,7 +743,7 @@ class XmlNormalizer {
   // Plain text; markup inside the element (XHTML, or HTML left unescaped) reads as text.
   std::string title_of(pugi::xml_node e, bool atom) {
     bool has_elem = false;
-    for (pugi::xml_node c : e.children())
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_element) has_elem = true;
     if (!atom && !has_elem) return text_of(e);
     const std::string_view type = sv(e.attribute("type").value());
@@ -755,7 +755,7 @@ class XmlNormalizer {
 
   std::string attrs_value(pugi::xml_node e) {
     std::vector<std::pair<std::string, std::string_view>> list;
-    for (pugi::xml_attribute a : e.attributes()) {
+    for (pugi::xml_attribute a = e.first_attribute(); a; a = a.next_attribute()) {
       const std::string_view name = sv(a.name());
       if (name == "xmlns" || name.starts_with("xmlns:")) continue;
       std::string cn;
@@ -781,10 +781,10 @@ class XmlNormalizer {
     const Name n = name_of(e);
     const std::string name = prefix + qname(e);
     bool has_elem = false;
-    for (pugi::xml_node c : e.children())
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_element) has_elem = true;
     if (has_elem && !html_field(e, n) && prefix.size() < 200) {
-      for (pugi::xml_node c : e.children(/*all*/))
+      for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
         if (c.type() == pugi::node_element) add_fields(fields, c, name + "/", channel);
     } else {
       std::string value = has_elem ? atom_text(e) : text_of(e);
@@ -823,7 +823,7 @@ class XmlNormalizer {
     const std::size_t pushed = push_scope(item);
     std::string guid, about(trim_ws(sv(item.attribute("rdf:about").value())));
     std::string dc_date, atom_id, atom_link, dc_title, dc_description;
-    for (pugi::xml_node c : item.children()) {
+    for (pugi::xml_node c = item.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const std::size_t p2 = push_scope(c);
       const Name n = name_of(c);
@@ -898,7 +898,7 @@ class XmlNormalizer {
 
   std::string person_of(pugi::xml_node e) {
     std::string email;
-    for (pugi::xml_node c : e.children()) {
+    for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const Name n = name_of(c);
       if (n.local == "name") {
@@ -914,7 +914,7 @@ class XmlNormalizer {
   Item atom_entry(pugi::xml_node entry) {
     Item it;
     const std::size_t pushed = push_scope(entry);
-    for (pugi::xml_node c : entry.children()) {
+    for (pugi::xml_node c = entry.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const std::size_t p2 = push_scope(c);
       const Name n = name_of(c);
@@ -963,7 +963,7 @@ class XmlNormalizer {
   }
 
   void channel_fields(Feed& feed, pugi::xml_node channel, std::string_view skip) {
-    for (pugi::xml_node c : channel.children()) {
+    for (pugi::xml_node c = channel.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_comment && !is_marker(c)) {
         const std::string_view v = trim_ws(sv(c.value()));
         feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
@@ -979,7 +979,7 @@ class XmlNormalizer {
   }
 
   void top_comments(Feed& feed) {
-    for (pugi::xml_node c : doc_.children())
+    for (pugi::xml_node c = doc_.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_comment && !is_marker(c)) {
         const std::string_view v = trim_ws(sv(c.value()));
         feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
@@ -1010,7 +1010,7 @@ Feed XmlNormalizer::extract() {
   const Name rn = name_of(root);
   atom_doc_ = rn.local == "feed";
   auto elements = [&](pugi::xml_node parent, std::string_view local, auto&& fn) {
-    for (pugi::xml_node c : parent.children()) {
+    for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       const std::size_t p = push_scope(c);
       const Name n = name_of(c);
