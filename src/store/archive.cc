@@ -593,11 +593,14 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
 }
 
 std::optional<std::string> Archive::origin_url() const {
-  git_remote* remote = nullptr;
-  if (git_remote_lookup(&remote, impl_->repo.get(), "origin") != 0) return std::nullopt;
-  git::RemotePtr owned(remote);
-  const char* url = git_remote_url(remote);
-  if (!url) return std::nullopt;
+  // remote.origin.url as configured, read straight from the configuration: git_remote_lookup
+  // would also apply url.*.insteadOf rules, and libgit2 1.5 leaks the regex match data it
+  // uses to find them (LeakSanitizer reports it on every `show --format html`).
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, impl_->repo.get()) != 0) return std::nullopt;
+  git::ConfigPtr owned(config);
+  const char* url = nullptr;
+  if (git_config_get_string(&url, config, "remote.origin.url") != 0 || !url) return std::nullopt;
   return std::string(url);
 }
 

@@ -25,7 +25,7 @@ using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
 using SignaturePtr = std::unique_ptr<git_signature, Deleter<git_signature, git_signature_free>>;
 using RevwalkPtr = std::unique_ptr<git_revwalk, Deleter<git_revwalk, git_revwalk_free>>;
 using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
-using RemotePtr = std::unique_ptr<git_remote, Deleter<git_remote, git_remote_free>>;
+using ConfigPtr = std::unique_ptr<git_config, Deleter<git_config, git_config_free>>;
 using IndexPtr = std::unique_ptr<git_index, Deleter<git_index, git_index_free>>;
 using ReferencePtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
 

@@ -55,8 +55,11 @@ TEST_CASE("a commit stores bytes exactly, sets both timestamps and keeps git sta
   const std::string dir = make_temp_dir("store-commit");
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
-  std::string body("<rss>\r\n\x01\xff\xfe</rss>", 18);
-  auto id = archive->commit(change("raw/s/response.xml", body, "s: added (18 bytes, HTTP 200)"));
+  // CR LF, a control character, a NUL and bytes that are no UTF-8: all kept as they are.
+  static constexpr char kBytes[] = "<rss>\r\n\x01\0\xff\xfe</rss>";
+  const std::string body(kBytes, sizeof kBytes - 1);
+  REQUIRE(body.size() == 17);
+  auto id = archive->commit(change("raw/s/response.xml", body, "s: added (17 bytes, HTTP 200)"));
   REQUIRE(id);
   REQUIRE(*id);
   CHECK(slurp(dir + "/raw/s/response.xml") == body);
@@ -70,7 +73,7 @@ TEST_CASE("a commit stores bytes exactly, sets both timestamps and keeps git sta
   auto info = archive->resolve("HEAD");
   REQUIRE(info);
   CHECK(info->id == **id);
-  CHECK(info->title == "s: added (18 bytes, HTTP 200)");
+  CHECK(info->title == "s: added (17 bytes, HTTP 200)");
   REQUIRE(info->trailer("status"));
   CHECK(*info->trailer("Status") == "200");
   CHECK(info->parents.size() == 1);
