@@ -433,11 +433,14 @@ class XmlNormalizer {
   }
 
   // `<name attrs` with attributes sorted and namespace declarations moved to the root.
-  void open_tag(std::string& out, pugi::xml_node e, bool root) {
+  // Returns the size of the name written.
+  std::size_t open_tag(std::string& out, pugi::xml_node e, bool root) {
     out += '<';
+    const std::size_t name_at = out.size();
     append_qname(out, sv(e.name()));
+    const std::size_t name_size = out.size() - name_at;
     const pugi::xml_attribute first = e.first_attribute();
-    if (!first && (!root || canon_.empty())) return;
+    if (!first && (!root || canon_.empty())) return name_size;
     attrs_.clear();
     for (pugi::xml_attribute a = first; a; a = a.next_attribute()) {
       const std::string_view name = sv(a.name());
@@ -459,6 +462,7 @@ class XmlNormalizer {
       escape(out, value, true);
       out += '"';
     }
+    return name_size;
   }
 
   bool in_atom(const Name& n) const {
@@ -571,9 +575,11 @@ class XmlNormalizer {
     }
   }
 
-  void close_tag(pugi::xml_node e) {
+  // `</name>`, the name copied from where open_tag wrote it into out_ (`name_size` bytes at
+  // `name_at`), as it is the same in the same scope.
+  void close_tag(std::size_t name_at, std::size_t name_size) {
     out_ += "</";
-    append_qname(out_, sv(e.name()));
+    out_.append(out_, name_at, name_size);
     out_ += '>';
   }
 
@@ -606,7 +612,8 @@ class XmlNormalizer {
     const bool is_html = html_field(e, n);
     const bool is_volatile = channel_ctx && volatile_field(n);
     indent(depth);
-    open_tag(out_, e, root);
+    const std::size_t name_at = out_.size() + 1;  // after the '<'
+    const std::size_t name_size = open_tag(out_, e, root);
     if ((has_elem || has_other) && (has_text || is_html)) {
       // Kept for extract() when there is a model, else the same buffer serves every element.
       std::string own;
@@ -623,7 +630,7 @@ class XmlNormalizer {
         write_lines(lines_, depth + 1, false);
         indent(depth);
       }
-      close_tag(e);
+      close_tag(name_at, name_size);
       if (has_elem && model_) inline_cache_.emplace(e.internal_object(), std::move(own));
     } else if (has_elem || has_other) {
       out_ += ">\n";
@@ -636,7 +643,7 @@ class XmlNormalizer {
           write_misc(c, depth + 1);
       }
       indent(depth);
-      close_tag(e);
+      close_tag(name_at, name_size);
     } else {
       std::string joined;
       std::string_view text;
@@ -674,11 +681,11 @@ class XmlNormalizer {
           indent(depth);
           if (cdata) out_ += "]]>";
         }
-        close_tag(e);
+        close_tag(name_at, name_size);
       } else {
         out_ += '>';
         escape(out_, text, false);
-        close_tag(e);
+        close_tag(name_at, name_size);
       }
     }
     if (is_volatile) out_ += kVolatileMarker;
