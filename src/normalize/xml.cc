@@ -276,6 +276,7 @@ class XmlNormalizer {
       if (n) n = n.next_sibling();
     }
     scope_.clear();
+    memo_size_ = 0;
     std::sort(declaring_.begin(), declaring_.end());
     // Known URIs take their conventional prefix (sorted, so two URIs sharing one number
     // the same way every time); the others keep theirs, numbered on a clash.
@@ -355,7 +356,9 @@ class XmlNormalizer {
   // collect_namespaces saw declaring some are looked at again.
   std::size_t push_scope(pugi::xml_node n) {
     if (!std::binary_search(declaring_.begin(), declaring_.end(), n.internal_object())) return 0;
-    return scan_scope(n);
+    const std::size_t pushed = scan_scope(n);
+    if (pushed) memo_size_ = 0;
+    return pushed;
   }
   std::size_t scan_scope(pugi::xml_node n) {
     std::size_t pushed = 0;
@@ -371,7 +374,11 @@ class XmlNormalizer {
     }
     return pushed;
   }
-  void pop_scope(std::size_t k) { scope_.resize(scope_.size() - k); }
+  void pop_scope(std::size_t k) {
+    if (k == 0) return;
+    scope_.resize(scope_.size() - k);
+    memo_size_ = 0;
+  }
 
   // The URI bound to a prefix in the current scope; nullopt-like {false} when unbound.
   bool resolve(std::string_view prefix, std::string_view& uri) const {
@@ -404,17 +411,34 @@ class XmlNormalizer {
       return;
     }
     const std::string_view prefix = q.substr(0, colon);
-    std::string_view uri;
-    if (prefix != "xml" && prefix != "xmlns" && resolve(prefix, uri)) {
-      const std::string_view canon = canon_prefix(uri);
-      if (!canon.empty()) {
-        out += canon;
-        out += q.substr(colon);
-        return;
+    std::string_view canon;
+    bool found = false;
+    for (std::size_t k = 0; k < memo_size_; ++k)
+      if (memo_[k].prefix == prefix) {
+        canon = memo_[k].canon;
+        found = true;
+        break;
       }
+    if (!found) {
+      std::string_view uri;
+      if (prefix != "xml" && prefix != "xmlns" && resolve(prefix, uri)) canon = canon_prefix(uri);
+      if (memo_size_ < memo_.size()) memo_[memo_size_++] = PrefixMemo{prefix, canon};
+    }
+    if (!canon.empty()) {
+      out += canon;
+      out += q.substr(colon);
+      return;
     }
     out += q;
   }
+
+  // Canonical prefixes append_qname found for document prefixes ("" when the name stays as
+  // written), while the scope stays as it is: forgotten whenever it changes.
+  struct PrefixMemo {
+    std::string_view prefix, canon;
+  };
+  mutable std::array<PrefixMemo, 8> memo_{};
+  mutable std::size_t memo_size_ = 0;
 
   std::string qname(pugi::xml_node n) const {
     std::string s;
@@ -1011,6 +1035,7 @@ class XmlNormalizer {
 Feed XmlNormalizer::extract() {
   Feed feed;
   scope_.clear();
+  memo_size_ = 0;
   top_comments(feed);
   const pugi::xml_node root = doc_.document_element();
   const std::size_t pushed = push_scope(root);
