@@ -86,19 +86,14 @@ int run_cli(int argc, char** argv) {
       ->type_name("WHEN");
 
   std::vector<cli::Command> commands = {
-      cli::init_command(app, globals),   cli::add_command(app, globals),
-      cli::remove_command(app, globals), cli::poll_command(app, globals),
-      cli::log_command(app, globals),    cli::show_command(app, globals),
-      cli::cat_command(app, globals),
-      cli::status_command(app, globals),
-      cli::enable_command(app, globals),
-      cli::import_command(app, globals),
-      cli::export_opml_command(app, globals),
-      cli::gc_command(app, globals),
-      cli::site_command(app, globals),
-      cli::fixtures_command(app, globals),
-      cli::normalize_command(app, globals),
-      cli::items_command(app, globals),
+      cli::init_command(app, globals),        cli::add_command(app, globals),
+      cli::remove_command(app, globals),      cli::poll_command(app, globals),
+      cli::log_command(app, globals),         cli::show_command(app, globals),
+      cli::cat_command(app, globals),         cli::status_command(app, globals),
+      cli::enable_command(app, globals),      cli::import_command(app, globals),
+      cli::export_opml_command(app, globals), cli::gc_command(app, globals),
+      cli::site_command(app, globals),        cli::fixtures_command(app, globals),
+      cli::normalize_command(app, globals),   cli::items_command(app, globals),
       cli::diff_command(app, globals),
   };
 
