@@ -153,8 +153,10 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
       if (seen.insert(git::to_hex(o.id)).second) order.push_back(&o);
   }
 
-  const std::string tmp_pack = fmt::format("{}/{}{}.pack", pack_dir, kTempPrefix, ::getpid());
-  const std::string tmp_idx = fmt::format("{}/{}{}.idx", pack_dir, kTempPrefix, ::getpid());
+  // No .pack or .idx suffix until the rename: git (fsck, gc) reads every *.idx in the
+  // directory, and a poll killed while writing must not leave one half written.
+  const std::string tmp_pack = fmt::format("{}/{}{}-pack", pack_dir, kTempPrefix, ::getpid());
+  const std::string tmp_idx = fmt::format("{}/{}{}-idx", pack_dir, kTempPrefix, ::getpid());
   std::vector<Written> written;
   written.reserve(order.size());
   std::array<unsigned char, 20> pack_sum{};
