@@ -117,7 +117,7 @@ struct Written {
 // Where a path's newest version went: its id, its position in the pack's order, its chain depth.
 struct Base {
   git_oid id;
-  std::uint64_t offset;
+  std::size_t position;
   int depth;
 };
 
@@ -186,7 +186,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
       std::string payload;   // what is compressed: the delta, or the object's bytes
       std::string compressed;
     };
-    std::map<std::string, Base> last_of_path;  // Base::offset holds the position in `order`
+    std::map<std::string, Base> last_of_path;
     std::vector<std::uint64_t> offset_of(order.size(), 0);
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
     std::vector<Prepared> window;
@@ -220,7 +220,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
               if (!delta.empty()) {
                 item.type = kOfsDelta;
                 item.size = delta.size();
-                item.base = static_cast<std::size_t>(base->second.offset);
+                item.base = base->second.position;
                 item.payload = std::move(delta);
                 depth = base->second.depth + 1;
               }
