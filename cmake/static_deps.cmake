@@ -1,0 +1,56 @@
+# How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_pugixml,
+# feeddiff_fmt and feeddiff_toml, which the modules link instead of the packages' own targets.
+#
+# Static (FEEDDIFF_STATIC, the default). Every command starts as a fresh process, many times a
+# day from cron and scripts, and `feeddiff show` is measured against `git show` (bench/show).
+# Loading libgit2.so took ~1.4 ms before main(): it pulls in 16 libraries (OpenSSL through
+# libssh2, Kerberos, mbedTLS), more than half of all `git show` takes. So:
+# - libgit2 comes from Debian's libgit2.a, with the archives of what it needs, all installed by
+#   the -dev packages libgit2-dev depends on; only the code feeddiff calls is linked.
+#   src/store/git_runtime.cc switches off what libgit2 would start for remotes feeddiff never
+#   reaches through it (TLS, SSH, Kerberos; fetching is libcurl's, loaded by dlopen).
+# - pugixml from libpugixml.a, fmt and toml++ header-only, libstdc++ and libgcc linked in:
+#   what remains to load at start-up is libc and libm.
+# Debian builds libgit2.a without -fPIC, so executables that link it are not
+# position-independent (-no-pie): the executable's own code sits at a fixed address, while
+# shared libraries, heap and stack keep their randomized ones. Go binaries ship the same way.
+#
+# Shared (-DFEEDDIFF_STATIC=OFF): the packages' shared libraries, for systems without the
+# archives; src/main.cc then skips libgit2's CA bundle load by interposition.
+option(FEEDDIFF_STATIC "Link libgit2, pugixml, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
+
+add_library(feeddiff_libgit2 INTERFACE)
+add_library(feeddiff_pugixml INTERFACE)
+add_library(feeddiff_fmt INTERFACE)
+add_library(feeddiff_toml INTERFACE)
+if(FEEDDIFF_STATIC)
+  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml)
+    find_library(FEEDDIFF_LIB_${name} lib${name}.a)
+    if(NOT FEEDDIFF_LIB_${name})
+      message(FATAL_ERROR "lib${name}.a not found (scripts/deps installs the packages that "
+                          "ship it); configure with -DFEEDDIFF_STATIC=OFF to link shared libraries")
+    endif()
+    if(name STREQUAL "pugixml")
+      target_link_libraries(feeddiff_pugixml INTERFACE ${FEEDDIFF_LIB_${name}})
+    else()
+      target_link_libraries(feeddiff_libgit2 INTERFACE ${FEEDDIFF_LIB_${name}})
+    endif()
+  endforeach()
+  target_link_libraries(feeddiff_libgit2 INTERFACE Threads::Threads)
+  target_include_directories(feeddiff_libgit2 SYSTEM INTERFACE ${LIBGIT2_INCLUDE_DIRS})
+  target_compile_definitions(feeddiff_libgit2 INTERFACE FEEDDIFF_STATIC_LIBGIT2=1)
+  target_link_options(feeddiff_libgit2 INTERFACE -no-pie
+    -Wl,--wrap=git_mbedtls_stream_global_init -Wl,--wrap=git_mbedtls_stream_new
+    -Wl,--wrap=libssh2_init)
+  target_include_directories(feeddiff_pugixml SYSTEM INTERFACE
+    $<TARGET_PROPERTY:pugixml::pugixml,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt-header-only)
+  target_compile_definitions(feeddiff_toml INTERFACE TOML_HEADER_ONLY=1)
+  # Every executable: no libstdc++.so or libgcc_s.so to load.
+  add_link_options(-static-libstdc++ -static-libgcc)
+else()
+  target_link_libraries(feeddiff_libgit2 INTERFACE PkgConfig::LIBGIT2)
+  target_link_libraries(feeddiff_pugixml INTERFACE pugixml::pugixml)
+  target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
+  target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)
+endif()

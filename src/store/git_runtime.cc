@@ -1,0 +1,76 @@
+// How libgit2 is started: once per process, with only what feeddiff uses of it.
+//
+// feeddiff reads and writes a local repository through libgit2 and never reaches a remote
+// through it: fetching is libcurl's (src/fetch), with its own TLS. Yet git_libgit2_init starts
+// libgit2's remote transports too: mbedTLS (its entropy pool, then the whole system CA bundle,
+// 54 M instructions) and libssh2 (OpenSSL's engines). That was most of the start-up of every
+// command. With libgit2 linked statically (cmake/libgit2.cmake), the linker's --wrap sends
+// libgit2's calls to those initializers here instead, where they do nothing, and makes its TLS
+// stream fail closed, with a message, should anything ever ask for one. The shared build
+// (FEEDDIFF_STATIC_LIBGIT2=OFF) keeps libgit2's own start-up, minus the CA bundle (main.cc).
+#include <git2.h>
+
+#include <mutex>
+
+#include "store/git_handles.h"
+
+#if FEEDDIFF_STATIC_LIBGIT2
+extern "C" {
+
+// libgit2's TLS (streams/mbedtls.c): never configured, so never usable.
+int __wrap_git_mbedtls_stream_global_init() {
+  return 0;
+}
+int __wrap_git_mbedtls_stream_new(void** out, const char* /*host*/, const char* /*port*/) {
+  *out = nullptr;
+  git_error_set_str(GIT_ERROR_SSL, "feeddiff does not use libgit2's TLS (libcurl fetches)");
+  return -1;
+}
+
+// libssh2, only for libgit2's ssh:// transport. OpenSSL initializes itself on first use.
+int __wrap_libssh2_init(int /*flags*/) {
+  return 0;
+}
+
+// GSSAPI, only for libgit2's HTTP Negotiate authentication. Debian ships no static Kerberos,
+// and the shared one would bring back six libraries at start-up; each call fails as
+// GSS_S_FAILURE. These symbols stay inside the executable (it exports nothing), so the
+// libcurl that fetch loads still gets the real GSSAPI.
+constexpr unsigned kGssFailure = 13u << 16;
+void* GSS_C_NT_HOSTBASED_SERVICE = nullptr;
+#define FEEDDIFF_GSS_STUB(name)         \
+  unsigned name(unsigned* minor, ...) { \
+    if (minor) *minor = 0;              \
+    return kGssFailure;                 \
+  }
+FEEDDIFF_GSS_STUB(gss_delete_sec_context)
+FEEDDIFF_GSS_STUB(gss_display_status)
+FEEDDIFF_GSS_STUB(gss_import_name)
+FEEDDIFF_GSS_STUB(gss_indicate_mechs)
+FEEDDIFF_GSS_STUB(gss_init_sec_context)
+FEEDDIFF_GSS_STUB(gss_release_buffer)
+FEEDDIFF_GSS_STUB(gss_release_name)
+FEEDDIFF_GSS_STUB(gss_release_oid_set)
+#undef FEEDDIFF_GSS_STUB
+
+}  // extern "C"
+#endif
+
+namespace feeddiff::git {
+
+void ensure_initialized() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    git_libgit2_init();
+    // Objects and refs reach the disk before the branch names them: a crash or power loss
+    // cannot leave a ref pointing at a missing object.
+    git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+    // libgit2 re-hashes every object it reads (SHA-1 with collision detection), which was
+    // a third of a cold poll: packing and checking out re-read each new body. git itself
+    // checks hashes in fsck and gc, not on every read; so do we (`feeddiff gc` and the
+    // tests' `git fsck --strict`), and the pack we write carries its own checksums.
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+  });
+}
+
+}  // namespace feeddiff::git
