@@ -130,9 +130,14 @@ struct NormalizeOptions {
   /// included), which saves extracting the item model. text, encoding, repairs and errors are
   /// exactly those of normalize(bytes, charset_hint).
   bool items = true;
+  /// False: Document::text is left empty, which saves writing the canonical document when
+  /// only the item model is wanted (an item summary). The model, encoding, repairs and
+  /// errors are exactly those of normalize(bytes, charset_hint).
+  bool text = true;
 };
 
-/// normalize(bytes, options.charset_hint), with the item model only when options.items.
+/// normalize(bytes, options.charset_hint), with the item model only when options.items and
+/// the canonical text only when options.text.
 Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options);
 
 }  // namespace feeddiff

@@ -19,7 +19,7 @@ struct ItemsOptions {
 Result<int> run_items(const Globals& globals, const ItemsOptions& options) {
   auto in = read_feed_input(globals, options.input, options.source);
   if (!in) return in.error();
-  auto doc = normalize(in->bytes);
+  auto doc = normalize(in->bytes, NormalizeOptions{{}, true, false});
   if (!doc) return Error{doc.error().code, fmt::format("{}: {}", in->label, doc.error().message)};
   write_out(options.json ? render_items_json(doc->feed, doc->encoding)
                          : render_items_text(doc->feed));

@@ -143,9 +143,10 @@ std::string sha1_hex(std::string_view data);
 void assign_fallback_id(Item& item);
 
 /// Canonical JSON and, for a JSON Feed and when `model`, its model. `decoded` is valid UTF-8.
-Result<Document> normalize_json(std::string_view decoded, Document doc, bool model);
+Result<Document> normalize_json(std::string_view decoded, Document doc, bool model, bool text);
 
 /// Canonical XML and, when `model`, its model. `decoded` is valid UTF-8.
-Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model);
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model,
+                               bool text);
 
 }  // namespace feeddiff::normalize_detail

@@ -76,7 +76,7 @@ Item json_item(const json& j) {
 
 }  // namespace
 
-Result<Document> normalize_json(std::string_view decoded, Document doc, bool model) {
+Result<Document> normalize_json(std::string_view decoded, Document doc, bool model, bool text) {
   json j;
   try {
     j = json::parse(decoded.begin(), decoded.end());
@@ -90,8 +90,10 @@ Result<Document> normalize_json(std::string_view decoded, Document doc, bool mod
   } catch (const json::exception& e) {
     return Error{Errc::bad_xml, std::string("JSON: ") + e.what()};
   }
-  doc.text = j.dump(2, ' ', false, json::error_handler_t::replace);
-  doc.text += '\n';
+  if (text) {
+    doc.text = j.dump(2, ' ', false, json::error_handler_t::replace);
+    doc.text += '\n';
+  }
   if (!model) return doc;
   const bool is_feed =
       j.is_object() && j.contains("version") && j["version"].is_string() &&

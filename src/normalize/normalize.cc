@@ -8,7 +8,7 @@
 namespace feeddiff {
 
 Result<Document> normalize(std::string_view bytes, std::string_view charset_hint) {
-  return normalize(bytes, NormalizeOptions{charset_hint, true});
+  return normalize(bytes, NormalizeOptions{charset_hint, true, true});
 }
 
 Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options) {
@@ -25,8 +25,8 @@ Result<Document> normalize(std::string_view bytes, const NormalizeOptions& optio
          (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' || text[first] == '\r'))
     ++first;
   const bool json = first < text.size() && (text[first] == '{' || text[first] == '[');
-  Result<Document> r = json ? normalize_json(text, std::move(doc), options.items)
-                            : normalize_xml(text, std::move(doc), log, options.items);
+  Result<Document> r = json ? normalize_json(text, std::move(doc), options.items, options.text)
+                            : normalize_xml(text, std::move(doc), log, options.items, options.text);
   if (r) {
     log.finish();
     r->repairs = std::move(repairs);

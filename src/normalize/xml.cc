@@ -1109,7 +1109,8 @@ Feed XmlNormalizer::extract() {
 
 }  // namespace
 
-Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model) {
+Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog& log, bool model,
+                               bool text) {
   Repaired repaired = repair_xml(decoded, log);
   constexpr unsigned kOptions = pugi::parse_cdata | pugi::parse_escapes | pugi::parse_eol |
                                 pugi::parse_wconv_attribute | pugi::parse_comments |
@@ -1144,8 +1145,10 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
   if (!n.collect_namespaces())
     return Error{Errc::unsupported,
                  "elements nested deeper than " + std::to_string(kMaxDepth) + " levels"};
-  doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
-  n.write_document();
+  if (text) {
+    doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
+    n.write_document();
+  }
   if (model) doc.feed = n.extract();
   return doc;
 }
