@@ -493,7 +493,14 @@ LineDiff diff_lines(std::string_view old_text, std::string_view new_text,
   std::vector<std::uint32_t> count_old(table.size(), 0), count_new(table.size(), 0);
   for (Id id : ids_old) ++count_old[id];
   for (Id id : ids_new) ++count_new[id];
+  // Only a line as long as some middle line can be in the table: the lengths sift out most of
+  // a long common prefix and suffix without hashing them.
+  std::vector<bool> middle_length(4096, false);
+  auto length_slot = [](std::string_view line) { return line.size() & 4095; };
+  for (std::size_t i = 0; i < mid_m; ++i) middle_length[length_slot(old_lines[prefix + i])] = true;
+  for (std::size_t j = 0; j < mid_n; ++j) middle_length[length_slot(new_lines[prefix + j])] = true;
   auto count_ends = [&](std::string_view line) {
+    if (!middle_length[length_slot(line)]) return;
     if (const Id id = table.find(line); id != LineTable::kNone) ++count_old[id], ++count_new[id];
   };
   for (std::size_t i = 0; i < prefix; ++i) count_ends(old_lines[i]);
