@@ -3,6 +3,7 @@
 // and the worst case bounded); items in, an item-level summary out.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,5 +114,17 @@ struct ItemDiff {
 /// (e.g. "updated", "lastBuildDate", "itunes:duration") whose changes count as cosmetic.
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
                     const std::vector<std::string>& ignore = {});
+
+/// An ItemDiff as text that decode_item_diff reads back, for caching summaries: a version
+/// line, one record a line, an end line.
+std::string encode_item_diff(const ItemDiff& diff);
+/// The ItemDiff that encode_item_diff wrote; nullopt for anything else (another format
+/// version, a file cut short, garbage).
+std::optional<ItemDiff> decode_item_diff(std::string_view text);
+/// The name (for Archive::cache_write) of the item summary of the change from one blob to
+/// another (full hex ids, empty for none) with these ignored fields: it also names the
+/// summary's format and feeddiff's version, so that a newer feeddiff recomputes.
+std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
+                                 const std::vector<std::string>& ignore);
 
 }  // namespace feeddiff

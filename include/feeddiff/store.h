@@ -61,6 +61,8 @@ enum class ChangeKind { added, modified, deleted };
 struct PathChange {
   std::string path;                        ///< relative to the work tree
   ChangeKind kind = ChangeKind::modified;  ///< added, modified or deleted
+  std::string old_blob;                    ///< the file's blob id before; empty when added
+  std::string new_blob;                    ///< the file's blob id after; empty when deleted
 };
 
 /// What `gc` did to the archive's object store (.git/objects).
@@ -133,6 +135,11 @@ class Archive {
   Result<std::optional<std::string>> read(std::string_view commit_id, std::string_view path) const;
   /// The paths a commit changed against its first parent (all its paths for a root commit).
   Result<std::vector<PathChange>> changes(std::string_view commit_id) const;
+  /// A blob's bytes, by its full hex id (as PathChange gives it). Safe to call from several
+  /// threads at once: each call reads through a handle of its own on .git/objects (which is
+  /// why a batch's unflushed objects are not seen). Errc::not_found when there is no such
+  /// blob.
+  Result<std::string> read_blob(std::string_view blob_id) const;
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
   /// at most limit of them (0: all).
   Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;
@@ -140,6 +147,15 @@ class Archive {
   Result<std::optional<std::string>> read_head(std::string_view path) const;
   /// The URL of the `origin` remote, if there is one.
   std::optional<std::string> origin_url() const;
+
+  /// `.git/feeddiff/cache`: values that can always be recomputed (deleting it loses nothing).
+  std::string cache_dir() const;
+  /// The value cached under name (lowercase letters, digits and '-', at most one '/'),
+  /// nullopt when there is none or the name is not such a name.
+  std::optional<std::string> cache_read(std::string_view name) const;
+  /// Caches a value under name, best effort: written beside and renamed, never fsync'd;
+  /// failures (a read-only archive, a full disk, a bad name) are ignored.
+  void cache_write(std::string_view name, std::string_view value) const;
 
  private:
   friend class ArchiveLock;

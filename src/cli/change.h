@@ -25,6 +25,9 @@ struct LoadedChange {
 /// normalized, the line diff compares the canonical documents instead of the raw bodies
 /// (falling back to the raw bodies when a version does not parse). With compare false, only
 /// the commit's fields and headers are filled in: no body is read, nothing is diffed.
+/// A feed's item summary is read from the archive's cache when it holds one for these two
+/// blobs (and ignored fields); otherwise both versions are normalized and the summary is
+/// cached for next time.
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
                                                   std::string_view source, bool normalized = false,
                                                   bool compare = true);

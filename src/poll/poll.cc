@@ -362,7 +362,29 @@ class Poller {
     if (*previous_other) request.files.push_back({other, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();
+    if (*committed && *previous)
+      cache_summary(**committed, path, **previous, r.body, source.ignore);
     return committed->value_or("");
+  }
+
+  // The item summary of a change just committed, into the archive's cache, so that the first
+  // `feeddiff show` of it need not normalize both versions (the next poll of a cron job runs
+  // long before anyone reads the change). Best effort: a version that does not parse, or any
+  // failure, leaves the summary to be computed when it is shown.
+  void cache_summary(const std::string& commit_id, const std::string& path, std::string_view before,
+                     std::string_view after, const std::vector<std::string>& ignore) {
+    auto changes = archive_.changes(commit_id);
+    if (!changes) return;
+    const auto change = std::find_if(changes->begin(), changes->end(),
+                                     [&](const PathChange& c) { return c.path == path; });
+    if (change == changes->end()) return;
+    const NormalizeOptions model_only{{}, true, false};
+    auto old_doc = normalize(before, model_only);
+    if (!old_doc) return;
+    auto new_doc = normalize(after, model_only);
+    if (!new_doc) return;
+    archive_.cache_write(item_diff_cache_name(change->old_blob, change->new_blob, ignore),
+                         encode_item_diff(diff_items(old_doc->feed, new_doc->feed, ignore)));
   }
 
   Archive& archive_;

@@ -538,17 +538,40 @@ Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) con
     PathChange change;
     switch (delta->status) {
       case GIT_DELTA_ADDED:
-        change = {delta->new_file.path, ChangeKind::added};
+        change = {delta->new_file.path, ChangeKind::added, {}, git::to_hex(delta->new_file.id)};
         break;
       case GIT_DELTA_DELETED:
-        change = {delta->old_file.path, ChangeKind::deleted};
+        change = {delta->old_file.path, ChangeKind::deleted, git::to_hex(delta->old_file.id), {}};
         break;
       default:
-        change = {delta->new_file.path, ChangeKind::modified};
+        change = {delta->new_file.path, ChangeKind::modified, git::to_hex(delta->old_file.id),
+                  git::to_hex(delta->new_file.id)};
     }
     out.push_back(std::move(change));
   }
   return out;
+}
+
+Result<std::string> Archive::read_blob(std::string_view blob_id) const {
+  git_oid id;
+  const std::string hex(blob_id);
+  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
+    return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
+  // libgit2 objects are not to be shared between threads, so each call opens the object
+  // database anew: a directory listing and the pack indexes' headers, which are mapped.
+  git_odb* odb = nullptr;
+  if (git_odb_open(&odb, (impl_->git_dir + "/objects").c_str()) != 0)
+    return git::last_error("opening the object database");
+  git::OdbPtr odb_owned(odb);
+  git_odb_object* object = nullptr;
+  if (const int rc = git_odb_read(&object, odb, &id); rc != 0)
+    return git::last_error(fmt::format("reading blob {}", blob_id),
+                           rc == GIT_ENOTFOUND ? Errc::not_found : Errc::git);
+  git::OdbObjectPtr object_owned(object);
+  if (git_odb_object_type(object) != GIT_OBJECT_BLOB)
+    return Error{Errc::not_found, fmt::format("{} is not a blob", blob_id)};
+  return std::string(static_cast<const char*>(git_odb_object_data(object)),
+                     git_odb_object_size(object));
 }
 
 Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,

@@ -28,6 +28,8 @@ using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
 using ConfigPtr = std::unique_ptr<git_config, Deleter<git_config, git_config_free>>;
 using IndexPtr = std::unique_ptr<git_index, Deleter<git_index, git_index_free>>;
 using ReferencePtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
+using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
+using OdbObjectPtr = std::unique_ptr<git_odb_object, Deleter<git_odb_object, git_odb_object_free>>;
 
 /// Initializes libgit2 once per process.
 void ensure_initialized();

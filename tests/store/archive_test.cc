@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <thread>
 
 #include "feeddiff/store.h"
 #include "support/process.h"
@@ -178,4 +179,62 @@ TEST_CASE("a second writer is refused while the lock is held, and let in after",
   }
   ::waitpid(pid, &status, 0);
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("a blob reads back by the id the commit's changes give, from several threads",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-blob");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  const std::string v1(200'000, 'a'), v2 = "<rss>" + std::string(100'000, 'b') + "</rss>";
+  REQUIRE(archive->commit(change("raw/s/response.xml", v1, "s: added")));
+  auto second = archive->commit(change("raw/s/response.xml", v2, "s: changed"));
+  REQUIRE(second);
+  REQUIRE(*second);
+  auto changes = archive->changes(**second);
+  REQUIRE(changes);
+  REQUIRE(changes->size() == 1);
+  const PathChange& c = changes->front();
+  CHECK(c.kind == ChangeKind::modified);
+  // The ids are git's own.
+  CHECK(c.old_blob ==
+        run({"git", "-C", dir, "rev-parse", **second + "~1:raw/s/response.xml"}).out.substr(0, 40));
+  CHECK(c.new_blob ==
+        run({"git", "-C", dir, "rev-parse", **second + ":raw/s/response.xml"}).out.substr(0, 40));
+
+  Result<std::string> old_body = Error{Errc::internal, ""}, new_body = Error{Errc::internal, ""};
+  std::thread a([&] { old_body = archive->read_blob(c.old_blob); });
+  std::thread b([&] { new_body = archive->read_blob(c.new_blob); });
+  a.join();
+  b.join();
+  REQUIRE(old_body);
+  REQUIRE(new_body);
+  CHECK(*old_body == v1);
+  CHECK(*new_body == v2);
+
+  auto missing = archive->read_blob(std::string(40, '0'));
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == Errc::not_found);
+  CHECK_FALSE(archive->read_blob("not-an-id"));
+}
+
+TEST_CASE("the cache keeps values under safe names only, inside .git/feeddiff/cache", "[store]") {
+  const std::string dir = make_temp_dir("store-cache");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  CHECK_FALSE(archive->cache_read("items/x"));
+  archive->cache_write("items/x-1", "value\n");
+  CHECK(archive->cache_read("items/x-1") == std::optional<std::string>("value\n"));
+  CHECK(std::filesystem::exists(dir + "/.git/feeddiff/cache/items/x-1"));
+  archive->cache_write("items/x-1", "newer");
+  CHECK(archive->cache_read("items/x-1") == std::optional<std::string>("newer"));
+  for (const char* bad : {"../escape", "items/../../escape", "/abs", ".hidden", "a/b/c", "Upper",
+                          "items/", "", "sp ace"}) {
+    archive->cache_write(bad, "x");
+    CHECK_FALSE(archive->cache_read(bad));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir + "/.git/escape"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/escape"));
+  // The cache is not part of the archive: git does not see it.
+  CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
 }

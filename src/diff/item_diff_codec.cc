@@ -1,0 +1,196 @@
+// ItemDiff as text: one record a line, fields separated by tabs, tab, newline and backslash
+// escaped. A version line opens it and an end line closes it, so a file cut short by a crash
+// or written by another version reads as nothing rather than as a wrong summary.
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "feeddiff/diff.h"
+
+namespace feeddiff {
+
+namespace {
+
+// Raise the number when this format, normalize's item model or diff_items change what a
+// summary says: cache names include it, so older entries are then left unread.
+constexpr std::string_view kHeader = "feeddiff item-diff 1";
+constexpr std::string_view kEnd = "end";
+
+void put(std::string& out, std::string_view field) {
+  out += '\t';
+  for (char c : field) {
+    if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
+  }
+}
+
+void put_number(std::string& out, std::size_t n) {
+  put(out, n == static_cast<std::size_t>(-1) ? std::string("-") : std::to_string(n));
+}
+
+std::string_view kind_name(ItemChange::Kind kind) {
+  switch (kind) {
+    case ItemChange::Kind::added:
+      return "added";
+    case ItemChange::Kind::removed:
+      return "removed";
+    case ItemChange::Kind::changed:
+      return "changed";
+    case ItemChange::Kind::moved:
+      return "moved";
+  }
+  return "changed";
+}
+
+// The tab-separated fields of a line, unescaped; false on a bad escape.
+bool split(std::string_view line, std::vector<std::string>& fields) {
+  fields.clear();
+  fields.emplace_back();
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\t') {
+      fields.emplace_back();
+    } else if (c == '\\') {
+      if (++i == line.size()) return false;
+      const char e = line[i];
+      if (e == 't')
+        fields.back() += '\t';
+      else if (e == 'n')
+        fields.back() += '\n';
+      else if (e == '\\')
+        fields.back() += '\\';
+      else
+        return false;
+    } else {
+      fields.back() += c;
+    }
+  }
+  return true;
+}
+
+bool number(const std::string& s, std::size_t& out) {
+  if (s == "-") {
+    out = static_cast<std::size_t>(-1);
+    return true;
+  }
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+bool flag(const std::string& s, bool& out) {
+  if (s != "0" && s != "1") return false;
+  out = s == "1";
+  return true;
+}
+
+}  // namespace
+
+std::string encode_item_diff(const ItemDiff& diff) {
+  std::string out(kHeader);
+  out += "\nflags";
+  put(out, diff.cosmetic_only ? "1" : "0");
+  put(out, diff.ignored_changes ? "1" : "0");
+  out += '\n';
+  for (const auto& name : diff.channel_fields) {
+    out += "channel";
+    put(out, name);
+    out += '\n';
+  }
+  for (const auto& item : diff.items) {
+    out += "item";
+    put(out, kind_name(item.kind));
+    put(out, item.moved ? "1" : "0");
+    put_number(out, item.old_index);
+    put_number(out, item.new_index);
+    put(out, item.id);
+    put(out, item.title);
+    for (const auto& field : item.fields) put(out, field);
+    out += '\n';
+  }
+  out += kEnd;
+  out += '\n';
+  return out;
+}
+
+std::optional<ItemDiff> decode_item_diff(std::string_view text) {
+  ItemDiff diff;
+  std::vector<std::string> fields;
+  bool header = false, flags = false;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) return std::nullopt;  // cut short
+    const std::string_view line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (!header) {
+      if (line != kHeader) return std::nullopt;
+      header = true;
+      continue;
+    }
+    if (line == kEnd) return at == text.size() && flags ? std::optional(diff) : std::nullopt;
+    if (!split(line, fields)) return std::nullopt;
+    if (fields[0] == "flags" && fields.size() == 3) {
+      if (!flag(fields[1], diff.cosmetic_only) || !flag(fields[2], diff.ignored_changes))
+        return std::nullopt;
+      flags = true;
+    } else if (fields[0] == "channel" && fields.size() == 2) {
+      diff.channel_fields.push_back(std::move(fields[1]));
+    } else if (fields[0] == "item" && fields.size() >= 7) {
+      ItemChange item;
+      const std::string& kind = fields[1];
+      if (kind == "added")
+        item.kind = ItemChange::Kind::added;
+      else if (kind == "removed")
+        item.kind = ItemChange::Kind::removed;
+      else if (kind == "changed")
+        item.kind = ItemChange::Kind::changed;
+      else if (kind == "moved")
+        item.kind = ItemChange::Kind::moved;
+      else
+        return std::nullopt;
+      if (!flag(fields[2], item.moved) || !number(fields[3], item.old_index) ||
+          !number(fields[4], item.new_index))
+        return std::nullopt;
+      item.id = std::move(fields[5]);
+      item.title = std::move(fields[6]);
+      item.fields.assign(std::make_move_iterator(fields.begin() + 7),
+                         std::make_move_iterator(fields.end()));
+      diff.items.push_back(std::move(item));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;  // no end line
+}
+
+std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
+                                 const std::vector<std::string>& ignore) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;  // a separator no UTF-8 text holds
+  };
+  mix(kHeader);
+  mix(FEEDDIFF_VERSION);
+  for (const auto& field : ignore) mix(field);
+  std::string name = "items/";
+  name += old_blob.empty() ? "none" : old_blob;
+  name += '-';
+  name += new_blob.empty() ? "none" : new_blob;
+  char hex[17];
+  for (int i = 15; i >= 0; --i, h >>= 4) hex[i] = "0123456789abcdef"[h & 15];
+  hex[16] = '\0';
+  name += '-';
+  name += hex;
+  return name;
+}
+
+}  // namespace feeddiff

@@ -1,0 +1,71 @@
+// .git/feeddiff/cache: values feeddiff can always recompute (item summaries of changes), kept
+// so that the next command need not. Nothing in it is part of the archive: deleting the
+// directory loses nothing, and `feeddiff gc` does.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <string>
+
+#include "feeddiff/store.h"
+#include "store/archive_impl.h"
+
+namespace feeddiff {
+
+namespace {
+
+// Lowercase letters, digits and '-', in at most two '/'-separated parts: a name can never
+// climb out of the cache directory or hide as a dot file.
+bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > 200) return false;
+  int slashes = 0;
+  char previous = '/';
+  for (char c : name) {
+    if (c == '/') {
+      if (previous == '/' || ++slashes > 1) return false;
+    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+      return false;
+    }
+    previous = c;
+  }
+  return previous != '/';
+}
+
+}  // namespace
+
+std::string Archive::cache_dir() const {
+  return impl_->git_dir + "/feeddiff/cache";
+}
+
+std::optional<std::string> Archive::cache_read(std::string_view name) const {
+  if (!valid_name(name)) return std::nullopt;
+  auto bytes = read_file(cache_dir() + "/" + std::string(name));
+  if (!bytes) return std::nullopt;
+  return std::move(*bytes);
+}
+
+void Archive::cache_write(std::string_view name, std::string_view value) const {
+  if (!valid_name(name)) return;
+  const std::string path = cache_dir() + "/" + std::string(name);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return;
+  // Written beside and renamed, so a reader sees all of it or nothing; not fsync'd, as an
+  // entry a crash cuts short fails its own end check and is recomputed.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  std::size_t done = 0;
+  bool ok = true;
+  while (ok && done < value.size()) {
+    const ssize_t n = ::write(fd, value.data() + done, value.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    if (n > 0) done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) ok = false;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+}  // namespace feeddiff

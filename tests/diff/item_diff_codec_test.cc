@@ -1,0 +1,103 @@
+// The cache format of item summaries: what encode writes, decode reads back exactly, and
+// anything else reads as nothing.
+#include <catch2/catch.hpp>
+
+#include "feeddiff/diff.h"
+
+using namespace feeddiff;
+
+namespace {
+
+ItemDiff sample() {
+  ItemDiff d;
+  d.channel_fields = {"lastBuildDate", "title\twith a tab"};
+  d.ignored_changes = true;
+  ItemChange added;
+  added.kind = ItemChange::Kind::added;
+  added.id = "https://example.org/a?x=1&y=\\2";
+  added.title = "Line one\nline two\t\\ end";
+  added.new_index = 0;
+  ItemChange changed;
+  changed.kind = ItemChange::Kind::changed;
+  changed.id = "urn:b";
+  changed.title = "";
+  changed.fields = {"title", "summary", "media:content"};
+  changed.moved = true;
+  changed.old_index = 7;
+  changed.new_index = 2;
+  ItemChange removed;
+  removed.kind = ItemChange::Kind::removed;
+  removed.id = "urn:c";
+  removed.title = "Gone";
+  removed.old_index = 9;
+  d.items = {added, changed, removed};
+  return d;
+}
+
+void check_equal(const ItemDiff& a, const ItemDiff& b) {
+  CHECK(a.channel_fields == b.channel_fields);
+  CHECK(a.cosmetic_only == b.cosmetic_only);
+  CHECK(a.ignored_changes == b.ignored_changes);
+  REQUIRE(a.items.size() == b.items.size());
+  for (std::size_t i = 0; i < a.items.size(); ++i) {
+    CHECK(a.items[i].kind == b.items[i].kind);
+    CHECK(a.items[i].id == b.items[i].id);
+    CHECK(a.items[i].title == b.items[i].title);
+    CHECK(a.items[i].fields == b.items[i].fields);
+    CHECK(a.items[i].moved == b.items[i].moved);
+    CHECK(a.items[i].old_index == b.items[i].old_index);
+    CHECK(a.items[i].new_index == b.items[i].new_index);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an item summary reads back exactly, tabs, newlines and backslashes included", "[diff]") {
+  const ItemDiff d = sample();
+  const std::string text = encode_item_diff(d);
+  // One record a line: the newline and tab inside fields are escaped.
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 1 + 2 + 3 + 1);
+  auto back = decode_item_diff(text);
+  REQUIRE(back);
+  check_equal(*back, d);
+
+  ItemDiff cosmetic;
+  cosmetic.cosmetic_only = true;
+  cosmetic.channel_fields = {"lastBuildDate"};
+  auto back2 = decode_item_diff(encode_item_diff(cosmetic));
+  REQUIRE(back2);
+  check_equal(*back2, cosmetic);
+}
+
+TEST_CASE("a summary cut short, of another version or garbled reads as nothing", "[diff]") {
+  const std::string text = encode_item_diff(sample());
+  CHECK_FALSE(decode_item_diff(""));
+  CHECK_FALSE(decode_item_diff(text.substr(0, text.size() - 1)));    // no final newline
+  CHECK_FALSE(decode_item_diff(text.substr(0, text.rfind("end"))));  // no end line
+  CHECK_FALSE(decode_item_diff(text.substr(0, text.size() / 2)));
+  std::string other = text;
+  other.replace(other.find(" 1\n"), 3, " 9\n");  // another format version
+  CHECK_FALSE(decode_item_diff(other));
+  std::string bad_kind = text;
+  bad_kind.replace(bad_kind.find("\tadded\t"), 7, "\tbogus\t");
+  CHECK_FALSE(decode_item_diff(bad_kind));
+  std::string bad_escape = text;
+  bad_escape.replace(bad_escape.find("\\n"), 2, "\\q");
+  CHECK_FALSE(decode_item_diff(bad_escape));
+  CHECK_FALSE(decode_item_diff(text + "item\tadded\n"));  // after the end line
+}
+
+TEST_CASE("the cache name of a summary changes with either blob and with the ignored fields",
+          "[diff]") {
+  const std::string a(40, 'a'), b(40, 'b');
+  const std::string name = item_diff_cache_name(a, b, {});
+  CHECK(name.starts_with("items/" + a + "-" + b + "-"));
+  CHECK(name == item_diff_cache_name(a, b, {}));
+  CHECK(name != item_diff_cache_name(b, a, {}));
+  CHECK(name != item_diff_cache_name(a, b, {"updated"}));
+  CHECK(item_diff_cache_name(a, b, {"ab", "c"}) != item_diff_cache_name(a, b, {"a", "bc"}));
+  CHECK(item_diff_cache_name("", b, {}).starts_with("items/none-" + b + "-"));
+  // Only characters Archive::cache_write accepts.
+  for (char c : item_diff_cache_name("", b, {"x"}))
+    CHECK(((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '/'));
+}
