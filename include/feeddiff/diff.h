@@ -92,6 +92,10 @@ struct ItemChange {
   std::size_t new_index = static_cast<std::size_t>(-1);  ///< position in the new feed, if any
 };
 
+/// "added", "removed", "changed" or "moved": a kind as the JSON page and the summary cache
+/// write it.
+const char* item_kind_name(ItemChange::Kind kind);
+
 /// The item-level summary of a change.
 struct ItemDiff {
   /// Added, changed and moved items in new-feed order, then removed items in old-feed order.

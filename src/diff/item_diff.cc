@@ -175,4 +175,18 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
   return d;
 }
 
+const char* item_kind_name(ItemChange::Kind kind) {
+  switch (kind) {
+    case ItemChange::Kind::added:
+      return "added";
+    case ItemChange::Kind::removed:
+      return "removed";
+    case ItemChange::Kind::changed:
+      return "changed";
+    case ItemChange::Kind::moved:
+      return "moved";
+  }
+  return "changed";
+}
+
 }  // namespace feeddiff

@@ -36,20 +36,6 @@ void put_number(std::string& out, std::size_t n) {
   put(out, n == static_cast<std::size_t>(-1) ? std::string("-") : std::to_string(n));
 }
 
-std::string_view kind_name(ItemChange::Kind kind) {
-  switch (kind) {
-    case ItemChange::Kind::added:
-      return "added";
-    case ItemChange::Kind::removed:
-      return "removed";
-    case ItemChange::Kind::changed:
-      return "changed";
-    case ItemChange::Kind::moved:
-      return "moved";
-  }
-  return "changed";
-}
-
 // The tab-separated fields of a line, unescaped; false on a bad escape.
 bool split(std::string_view line, std::vector<std::string>& fields) {
   fields.clear();
@@ -106,7 +92,7 @@ std::string encode_item_diff(const ItemDiff& diff) {
   }
   for (const auto& item : diff.items) {
     out += "item";
-    put(out, kind_name(item.kind));
+    put(out, item_kind_name(item.kind));
     put(out, item.moved ? "1" : "0");
     put_number(out, item.old_index);
     put_number(out, item.new_index);
@@ -145,17 +131,14 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       diff.channel_fields.push_back(std::move(fields[1]));
     } else if (fields[0] == "item" && fields.size() >= 7) {
       ItemChange item;
-      const std::string& kind = fields[1];
-      if (kind == "added")
-        item.kind = ItemChange::Kind::added;
-      else if (kind == "removed")
-        item.kind = ItemChange::Kind::removed;
-      else if (kind == "changed")
-        item.kind = ItemChange::Kind::changed;
-      else if (kind == "moved")
-        item.kind = ItemChange::Kind::moved;
-      else
-        return std::nullopt;
+      bool known = false;
+      for (auto kind : {ItemChange::Kind::added, ItemChange::Kind::removed,
+                        ItemChange::Kind::changed, ItemChange::Kind::moved})
+        if (fields[1] == item_kind_name(kind)) {
+          item.kind = kind;
+          known = true;
+        }
+      if (!known) return std::nullopt;
       if (!flag(fields[2], item.moved) || !number(fields[3], item.old_index) ||
           !number(fields[4], item.new_index))
         return std::nullopt;

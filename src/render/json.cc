@@ -45,20 +45,6 @@ const char* kind_word(char kind) {
   }
 }
 
-const char* item_kind_word(ItemChange::Kind kind) {
-  switch (kind) {
-    case ItemChange::Kind::added:
-      return "added";
-    case ItemChange::Kind::removed:
-      return "removed";
-    case ItemChange::Kind::changed:
-      return "changed";
-    case ItemChange::Kind::moved:
-      return "moved";
-  }
-  return "changed";
-}
-
 // Characters that are valid JSON unescaped but reorder or hide text when the document is
 // printed on a terminal: DEL, C1 controls, bidi marks, embeddings, overrides and isolates,
 // line and paragraph separators, and a stray BOM. The dump is valid UTF-8 (invalid bytes were
@@ -114,7 +100,7 @@ Json items_json(const ItemDiff& items, const RenderOptions& options) {
   for (const ItemChange& item : items.items) {
     if (listed.size() >= options.max_items) break;
     Json one;
-    one["kind"] = item_kind_word(item.kind);
+    one["kind"] = item_kind_name(item.kind);
     one["id"] = item.id;
     one["title"] = item.title;
     one["fields"] = item.fields;
