@@ -237,7 +237,10 @@ class XmlNormalizer {
       if (std::find(undeclared_.begin(), undeclared_.end(), prefix) == undeclared_.end())
         undeclared_.emplace_back(prefix);
     };
-    pugi::xml_node n = doc_.first_child();
+    // Only the root element: pugixml accepts more top-level elements, but the canonical
+    // document is the first one, and what the others declare must not reach it.
+    const pugi::xml_node root = doc_.document_element();
+    pugi::xml_node n = root;
     while (n) {
       std::size_t k = 0;
       if (n.type() == pugi::node_element) {
@@ -264,16 +267,12 @@ class XmlNormalizer {
         continue;
       }
       pop_scope(k);
-      while (n && !n.next_sibling()) {
+      while (n != root && !n.next_sibling()) {
         n = n.parent();
-        if (pushed.empty()) {
-          n = pugi::xml_node();
-          break;
-        }
         pop_scope(pushed.back());
         pushed.pop_back();
       }
-      if (n) n = n.next_sibling();
+      n = n == root ? pugi::xml_node() : n.next_sibling();
     }
     scope_.clear();
     memo_size_ = 0;

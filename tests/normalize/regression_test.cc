@@ -51,3 +51,24 @@ TEST_CASE("a prefix used without declaration is not given to a declared namespac
 }
 
 }  // namespace feeddiff
+
+namespace feeddiff {
+
+TEST_CASE("a second top-level element lends no namespaces to the first", "[normalize]") {
+  // pugixml accepts several top-level elements; the canonical form is the first one, so the
+  // namespaces the others declare or use must not reach it (they did, and a second pass,
+  // without them, renamed the prefixes).
+  const char* xml =
+      "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>t</title></feed>"
+      "<rss xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><x rdf:about=\"a\"/>"
+      "<y rdfx:about=\"b\"/></rss>";
+  const Result<Document> first = normalize(xml);
+  REQUIRE(first.ok());
+  CHECK(first->text.find("rdf") == std::string::npos);
+  CHECK(first->text.find("<title>t</title>") != std::string::npos);
+  const Result<Document> second = normalize(first->text);
+  REQUIRE(second.ok());
+  CHECK(second->text == first->text);
+}
+
+}  // namespace feeddiff
