@@ -12,8 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // The first byte picks a charset hint now and then, to reach the iconv paths.
-  static constexpr std::string_view kHints[] = {"", "", "", "", "iso-8859-1", "gb2312",
-                                                "utf-16", "shift_jis"};
+  static constexpr std::string_view kHints[] = {"",           "",       "",       "",
+                                                "iso-8859-1", "gb2312", "utf-16", "shift_jis"};
   const std::string_view hint = size > 0 ? kHints[data[0] % 8] : "";
   const auto first = feeddiff::normalize(bytes, hint);
   if (!first) return 0;

@@ -112,7 +112,10 @@ Status checkout_paths(git_repository* repo, const std::vector<std::string>& path
   if (paths.empty()) return Ok{};
   std::vector<const char*> list;
   for (const auto& p : paths) list.push_back(p.c_str());
-  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
+  // The *_options_init calls rather than the _INIT macros: the macros leave fields out, which
+  // clang's -Wmissing-field-initializers rejects under -Werror.
+  git_checkout_options checkout;
+  git_checkout_options_init(&checkout, GIT_CHECKOUT_OPTIONS_VERSION);
   checkout.checkout_strategy =
       GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_REMOVE_UNTRACKED;
   checkout.paths.strings = const_cast<char**>(list.data());
@@ -157,7 +160,8 @@ Result<Archive> Archive::init(const std::string& dir, TimeMs created) {
   if (ec) return Error{Errc::io, fmt::format("cannot create {}: {}", dir, ec.message())};
   if (fs::exists(fs::path(dir) / ".git"))
     return Error{Errc::exists, fmt::format("{} already holds a git repository", dir)};
-  git_repository_init_options options = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  git_repository_init_options options;
+  git_repository_init_options_init(&options, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
   options.flags = GIT_REPOSITORY_INIT_MKPATH;
   options.initial_head = "main";
   git_repository* repo = nullptr;
@@ -528,7 +532,8 @@ Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) con
     parent_tree = std::move(*t);
   }
   git_diff* diff = nullptr;
-  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  git_diff_options options;
+  git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);
   if (git_diff_tree_to_tree(&diff, repo, parent_tree.get(), tree->get(), &options) != 0)
     return git::last_error("comparing trees");
   git::DiffPtr owned(diff);
