@@ -89,8 +89,10 @@ struct Feed {
 
 /// A repair made to an ill-formed input, with where it was.
 struct Repair {
-  std::size_t line = 0;  ///< 1-based line of the original input (after decoding)
-  std::string what;      ///< e.g. "replaced &nbsp; with U+00A0"
+  /// 1-based line of the original input (after decoding); 0 for a note about the whole input
+  /// (how many repairs were left out of the list).
+  std::size_t line = 0;
+  std::string what;  ///< e.g. "replaced &nbsp; with U+00A0"
 };
 
 /// The canonical document and what was learned making it.

@@ -23,10 +23,11 @@ Result<int> run_normalize(const Globals& globals, const NormalizeArgs& options) 
   what.items = false;  // the canonical document is all this prints
   auto doc = normalize(in->bytes, what);
   if (!doc) return Error{doc.error().code, fmt::format("{}: {}", in->label, doc.error().message)};
-  for (const auto& repair : doc->repairs)
-    std::fprintf(stderr, "feeddiff: %s line %zu: repaired: %s\n",
-                 escape_terminal(in->label).c_str(), repair.line,
-                 escape_terminal(repair.what).c_str());
+  for (const auto& repair : doc->repairs) {
+    const std::string where = repair.line ? fmt::format(" line {}", repair.line) : "";
+    std::fprintf(stderr, "feeddiff: %s%s: repaired: %s\n", escape_terminal(in->label).c_str(),
+                 where.c_str(), escape_terminal(repair.what).c_str());
+  }
   write_out(stdout_is_terminal() ? escape_terminal(doc->text) : doc->text);
   return 0;
 }

@@ -544,13 +544,43 @@ class XmlNormalizer {
     }
   }
 
+  // The run of text starting at `first` (text nodes, and the markers between them that are
+  // not written), as the next parse will see it: one text node. A run of only whitespace is
+  // written as character references, because pugixml drops whitespace-only text it reads
+  // raw, and a second pass would lose the space a `&#x20;` kept in the first. Returns the
+  // run's last node.
+  pugi::xml_node write_inline_text(std::string& buf, pugi::xml_node first) {
+    bool blank = true, empty = true;
+    pugi::xml_node last = first;
+    for (pugi::xml_node c = first; c; c = c.next_sibling()) {
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
+        blank = blank && all_space(c.value());
+        empty = empty && *c.value() == '\0';
+      } else if (!is_marker(c)) {
+        break;
+      }
+      last = c;
+    }
+    for (pugi::xml_node c = first;; c = c.next_sibling()) {
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
+        if (!blank || empty)
+          escape(buf, sv(c.value()), false);
+        else
+          for (const char* p = c.value(); *p; ++p)
+            buf += *p == ' ' ? "&#x20;" : *p == '\t' ? "&#x9;" : *p == '\n' ? "&#xA;" : "&#xD;";
+      }
+      if (c == last) break;
+    }
+    return last;
+  }
+
   // Children of n, as markup on one line (it may hold the text's own line ends).
   void write_inline_children(std::string& buf, pugi::xml_node n) {
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
       switch (c.type()) {
         case pugi::node_pcdata:
         case pugi::node_cdata:
-          escape(buf, sv(c.value()), false);
+          c = write_inline_text(buf, c);
           break;
         case pugi::node_element: {
           const std::size_t pushed = push_scope(c);

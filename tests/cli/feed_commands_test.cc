@@ -1,5 +1,6 @@
 // normalize, items and diff through the binary.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <regex>
 #include <set>
@@ -51,6 +52,21 @@ TEST_CASE("normalize names the line and column where a document breaks", "[cli]"
   CHECK(r.exit_code == 2);
   CHECK(r.err.starts_with("feeddiff: error: "));
   CHECK(r.err.find("line 3") != std::string::npos);
+}
+
+TEST_CASE("normalize lists each repair with its line, and the rest as one count", "[cli]") {
+  const std::string dir = make_temp_dir("normalize-repairs");
+  // 102 bytes invalid in UTF-8 on line 3: 100 are listed, the other 2 are counted.
+  spit(dir + "/latin1.xml", "<rss version=\"2.0\">\n<channel>\n<title>" + std::string(102, '\xFC') +
+                                "</title>\n</channel></rss>\n");
+  auto r = run_feeddiff({"normalize", dir + "/latin1.xml"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const std::string label = "feeddiff: " + dir + "/latin1.xml";
+  CHECK(r.err.starts_with(
+      label + " line 3: repaired: replaced a byte invalid in UTF-8 (0xFC) with U+FFFD\n"));
+  CHECK(r.err.ends_with(label + ": repaired: and 2 more repairs\n"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 101);
 }
 
 TEST_CASE("items --json lists the same identities as a plain guid scan", "[cli]") {
