@@ -12,6 +12,20 @@
 
 namespace feeddiff {
 
+namespace {
+
+// The canonical text of `xml`, checked to normalize to itself.
+std::string normalized_idempotently(const char* xml) {
+  const Result<Document> first = normalize(xml);
+  REQUIRE(first.ok());
+  const Result<Document> second = normalize(first->text);
+  REQUIRE(second.ok());
+  CHECK(second->text == first->text);
+  return first->text;
+}
+
+}  // namespace
+
 TEST_CASE("every fuzzing regression input normalizes idempotently or fails cleanly",
           "[normalize]") {
   std::vector<std::filesystem::path> inputs;
@@ -40,19 +54,11 @@ TEST_CASE("a prefix used without declaration is not given to a declared namespac
   const char* xml =
       "<rss xmlns:cc=\"http://purl.org/dc/elements/1.1/\"><channel><dc:date>d</dc:date>"
       "<cc:creator>c</cc:creator></channel></rss>";
-  const Result<Document> first = normalize(xml);
-  REQUIRE(first.ok());
-  CHECK(first->text.find("xmlns:dc2=\"http://purl.org/dc/elements/1.1/\"") != std::string::npos);
-  CHECK(first->text.find("<dc:date>d</dc:date>\n") != std::string::npos);
-  CHECK(first->text.find("<dc2:creator>c</dc2:creator>") != std::string::npos);
-  const Result<Document> second = normalize(first->text);
-  REQUIRE(second.ok());
-  CHECK(second->text == first->text);
+  const std::string text = normalized_idempotently(xml);
+  CHECK(text.find("xmlns:dc2=\"http://purl.org/dc/elements/1.1/\"") != std::string::npos);
+  CHECK(text.find("<dc:date>d</dc:date>\n") != std::string::npos);
+  CHECK(text.find("<dc2:creator>c</dc2:creator>") != std::string::npos);
 }
-
-}  // namespace feeddiff
-
-namespace feeddiff {
 
 TEST_CASE("a second top-level element lends no namespaces to the first", "[normalize]") {
   // pugixml accepts several top-level elements; the canonical form is the first one, so the
@@ -62,18 +68,10 @@ TEST_CASE("a second top-level element lends no namespaces to the first", "[norma
       "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>t</title></feed>"
       "<rss xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><x rdf:about=\"a\"/>"
       "<y rdfx:about=\"b\"/></rss>";
-  const Result<Document> first = normalize(xml);
-  REQUIRE(first.ok());
-  CHECK(first->text.find("rdf") == std::string::npos);
-  CHECK(first->text.find("<title>t</title>") != std::string::npos);
-  const Result<Document> second = normalize(first->text);
-  REQUIRE(second.ok());
-  CHECK(second->text == first->text);
+  const std::string text = normalized_idempotently(xml);
+  CHECK(text.find("rdf") == std::string::npos);
+  CHECK(text.find("<title>t</title>") != std::string::npos);
 }
-
-}  // namespace feeddiff
-
-namespace feeddiff {
 
 TEST_CASE("a space written as a character reference in mixed content survives a second pass",
           "[normalize]") {
@@ -83,13 +81,9 @@ TEST_CASE("a space written as a character reference in mixed content survives a 
   const char* xml =
       "<feed xmlns=\"http://www.w3.org/2005/Atom\">loose text<entry><title "
       "type=\"xhtml\">&#x20;</title><summary>a<![CDATA[ ]]>b</summary></entry></feed>";
-  const Result<Document> first = normalize(xml);
-  REQUIRE(first.ok());
-  CHECK(first->text.find("<title type=\"xhtml\">&#x20;</title>") != std::string::npos);
-  CHECK(first->text.find("<summary>a b</summary>") != std::string::npos);
-  const Result<Document> second = normalize(first->text);
-  REQUIRE(second.ok());
-  CHECK(second->text == first->text);
+  const std::string text = normalized_idempotently(xml);
+  CHECK(text.find("<title type=\"xhtml\">&#x20;</title>") != std::string::npos);
+  CHECK(text.find("<summary>a b</summary>") != std::string::npos);
 }
 
 }  // namespace feeddiff
