@@ -16,6 +16,27 @@
 
 namespace feeddiff::normalize_detail {
 
+// ---- Limits: what a hostile document may not make the normalizer do (each an error) ----
+
+/// Elements nested deeper than this are refused (the writer recurses).
+inline constexpr int kMaxDepth = 1000;
+/// JSON nested deeper than this is refused (nlohmann's dump recurses; JSON Feeds nest ~5).
+inline constexpr std::size_t kMaxJsonDepth = 256;
+/// At most this many attributes on one element.
+inline constexpr std::size_t kMaxAttributes = 4096;
+/// At most this many namespace URIs declared, and prefixes used undeclared, in a document.
+inline constexpr std::size_t kMaxNamespaces = 1024;
+/// At most this many items in the model (the model costs a few hundred bytes an item).
+inline constexpr std::size_t kMaxItems = 100000;
+/// The canonical text may be at most this many times the input, plus kCanonicalSlack.
+inline constexpr std::size_t kCanonicalGrowth = 8;
+/// Bytes of canonical text every document may have whatever its size.
+inline constexpr std::size_t kCanonicalSlack = std::size_t{1} << 20;
+/// The most canonical text an input of this size may produce.
+constexpr std::size_t canonical_budget(std::size_t input_size) {
+  return input_size * kCanonicalGrowth + kCanonicalSlack;
+}
+
 // ---- Scanning for a few byte values, 16 bytes at a time (SSE2) or 8 (SWAR) ----
 
 /// The first i >= from where table[s[i]] holds, or s.size(). The candidates looked at closely

@@ -24,7 +24,6 @@ constexpr std::string_view kDcTerms = "http://purl.org/dc/terms/";
 constexpr std::string_view kContent = "http://purl.org/rss/1.0/modules/content/";
 constexpr std::string_view kAdmin = "http://webns.net/mvcb/";
 constexpr std::string_view kMarkerText = "feeddiff:volatile";
-constexpr int kMaxDepth = 1000;
 
 struct KnownNamespace {
   std::string_view uri;
@@ -224,8 +223,13 @@ class XmlNormalizer {
   XmlNormalizer(pugi::xml_document& doc, std::string& out, bool model)
       : doc_(doc), out_(out), model_(model) {}
 
-  // False when elements nest deeper than kMaxDepth (the writer recurses).
-  bool collect_namespaces() {
+  // "" or what limit the document crosses: elements nested deeper than kMaxDepth (the writer
+  // recurses), more attributes on one element or more namespaces than anyone writes (each
+  // is looked up in a list), or a canonical form far larger than the input (indentation grows
+  // with depth, so deep nesting repeated would write gigabytes from kilobytes).
+  std::string collect_namespaces(std::size_t input_size) {
+    const std::size_t budget = canonical_budget(input_size);
+    std::size_t estimate = 0;
     std::vector<std::pair<std::string_view, std::string_view>> declared;  // uri, prefix
     std::vector<std::size_t> pushed;  // declarations pushed per open node
     auto note_prefix = [&](std::string_view qname) {
@@ -249,7 +253,10 @@ class XmlNormalizer {
         if (k) declaring_.push_back(n.internal_object());
         const char* qname = n.name();
         if (std::strchr(qname, ':')) note_prefix(sv(qname));
+        std::size_t attributes = 0;
         for (pugi::xml_attribute a = first; a; a = a.next_attribute()) {
+          if (++attributes > kMaxAttributes)
+            return "an element with more than " + std::to_string(kMaxAttributes) + " attributes";
           const std::string_view name = sv(a.name());
           if (!name.starts_with("xmlns")) note_prefix(name);
           if (!name.starts_with("xmlns:") || name.size() == 6) continue;
@@ -259,10 +266,18 @@ class XmlNormalizer {
                            [&](const auto& d) { return d.first == uri; }))
             declared.emplace_back(uri, name.substr(6));
         }
+        if (declared.size() + undeclared_.size() > kMaxNamespaces)
+          return "more than " + std::to_string(kMaxNamespaces) + " namespaces";
       }
+      // Two lines (open and close) at this depth, each indented two spaces a level.
+      estimate += 4 * pushed.size() + 4;
+      if (estimate > budget)
+        return "a canonical form over " + std::to_string(budget >> 20) + " MiB (" +
+               std::to_string(kCanonicalGrowth) + " times the input)";
       if (const pugi::xml_node child = n.first_child()) {
         pushed.push_back(k);
-        if (pushed.size() > static_cast<std::size_t>(kMaxDepth)) return false;
+        if (pushed.size() > static_cast<std::size_t>(kMaxDepth))
+          return "elements nested deeper than " + std::to_string(kMaxDepth) + " levels";
         n = child;
         continue;
       }
@@ -286,7 +301,7 @@ class XmlNormalizer {
     for (std::string_view uri : known) assign(uri, known_prefix(uri));
     for (const auto& d : declared)
       if (known_prefix(d.first).empty()) assign(d.first, d.second);
-    return true;
+    return {};
   }
 
   void write_document() {
@@ -330,6 +345,8 @@ class XmlNormalizer {
   }
 
   Feed extract();
+  // Whether extract() left items out, the feed holding more than kMaxItems.
+  bool too_many_items() const { return too_many_items_; }
 
  private:
   void assign(std::string_view uri, std::string_view prefix) {
@@ -1038,6 +1055,13 @@ class XmlNormalizer {
     }
   }
 
+  // Whether there is room for one more item; past kMaxItems, notes that there was not.
+  bool keep_item(const Feed& feed) {
+    if (feed.items.size() < kMaxItems) return true;
+    too_many_items_ = true;
+    return false;
+  }
+
   void top_comments(Feed& feed) {
     for (pugi::xml_node c = doc_.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_comment && !is_marker(c)) {
@@ -1059,9 +1083,11 @@ class XmlNormalizer {
   std::string inline_buf_;  // write_element's inline markup, when it is not kept
   bool atom_doc_ = false;
   bool model_ = true;
+  bool too_many_items_ = false;
 };
 
 Feed XmlNormalizer::extract() {
+  too_many_items_ = false;
   Feed feed;
   scope_.clear();
   memo_size_ = 0;
@@ -1106,29 +1132,39 @@ Feed XmlNormalizer::extract() {
         if (ic) {
           const std::size_t pj = push_scope(ic);
           channel_fields(feed, ic, "item");
-          elements(ic, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+          elements(ic, "item", [&](pugi::xml_node c) {
+            if (keep_item(feed)) feed.items.push_back(rss_item(c));
+          });
           pop_scope(pj);
         }
         pop_scope(pi);
       } else {
         channel_fields(feed, channel, "item");
-        elements(channel, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+        elements(channel, "item", [&](pugi::xml_node c) {
+          if (keep_item(feed)) feed.items.push_back(rss_item(c));
+        });
       }
       pop_scope(pc);
     }
     // RSS 0.9x feeds in the wild sometimes put items beside the channel.
-    elements(root, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+    elements(root, "item", [&](pugi::xml_node c) {
+      if (keep_item(feed)) feed.items.push_back(rss_item(c));
+    });
   } else if (rn.local == "RDF") {
     std::string_view def;
     resolve({}, def);
     feed.format = def == kRss090 ? "rss0.90" : "rss1.0";
     elements(root, "channel", [&](pugi::xml_node c) { channel_fields(feed, c, "item"); });
-    elements(root, "item", [&](pugi::xml_node c) { feed.items.push_back(rss_item(c)); });
+    elements(root, "item", [&](pugi::xml_node c) {
+      if (keep_item(feed)) feed.items.push_back(rss_item(c));
+    });
   } else if (rn.local == "feed") {
     feed.format =
         rn.uri == kAtom03 || sv(root.attribute("version").value()) == "0.3" ? "atom0.3" : "atom1.0";
     channel_fields(feed, root, "entry");
-    elements(root, "entry", [&](pugi::xml_node c) { feed.items.push_back(atom_entry(c)); });
+    elements(root, "entry", [&](pugi::xml_node c) {
+      if (keep_item(feed)) feed.items.push_back(atom_entry(c));
+    });
   } else {
     feed.format = "xml";
   }
@@ -1171,14 +1207,18 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
     return Error{Errc::bad_xml, line_column(decoded, at) + ": " + r.description()};
   }
   XmlNormalizer n(xml, doc.text, model);
-  if (!n.collect_namespaces())
-    return Error{Errc::unsupported,
-                 "elements nested deeper than " + std::to_string(kMaxDepth) + " levels"};
+  if (std::string limit = n.collect_namespaces(repaired.text.size()); !limit.empty())
+    return Error{Errc::unsupported, "a document with " + limit};
   if (text) {
     doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
     n.write_document();
   }
-  if (model) doc.feed = n.extract();
+  if (model) {
+    doc.feed = n.extract();
+    if (n.too_many_items())
+      return Error{Errc::unsupported,
+                   "a feed of more than " + std::to_string(kMaxItems) + " items"};
+  }
   return doc;
 }
 
