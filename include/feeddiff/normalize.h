@@ -120,8 +120,11 @@ struct Document {
 ///
 /// Errors: Errc::bad_xml "line L, column C: reason" (pugixml's reason, or the JSON parser's)
 /// when it still cannot be parsed; L and C (1-based, C counted in characters) point into the
-/// original input. Errc::unsupported for elements nested more than 1000 deep. Undecodable
-/// bytes are repaired, never an error.
+/// original input. Errc::unsupported, saying which limit, for what a hostile publisher could
+/// use to exhaust memory or the stack: elements nested more than 1000 deep, JSON nested more
+/// than 256 deep, more than 4096 attributes on one element, more than 1024 namespaces, a
+/// canonical form over 8 times the input plus 1 MiB, and (only when the item model is asked
+/// for) more than 100,000 items. Undecodable bytes are repaired, never an error.
 Result<Document> normalize(std::string_view bytes, std::string_view charset_hint = {});
 
 /// What normalize() is asked to make, for the overload that takes them.
