@@ -184,6 +184,9 @@ struct SourceState {
   int pending_redirect_count = 0;  ///< how many polls in a row saw it
   bool disabled = false;           ///< set by 410 Gone; cleared by `enable`
   std::string disabled_reason;     ///< why it was disabled
+  /// Why the items of the newest recorded version could not be read (its raw body is
+  /// archived all the same), empty when they could or when no change was read yet.
+  std::string items_error;
 };
 
 /// The state of every source, by name.

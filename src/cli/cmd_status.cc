@@ -45,6 +45,8 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
     if (!st.last_error.empty() && !st.disabled) last += ": " + st.last_error;
     parts.push_back(std::move(last));
   }
+  if (!st.items_error.empty())
+    parts.push_back("newest version archived, but its items cannot be read: " + st.items_error);
   if (st.consecutive_failures > 1)
     parts.push_back(fmt::format("{} failures in a row", st.consecutive_failures));
   if (st.disabled) {
@@ -137,14 +139,14 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
         R"("last_attempt": {}, "last_status": {}, "last_error": {}, "last_success": {}, )"
         R"("last_change": {}, "consecutive_failures": {}, "next_due": {}, "due": {}, )"
         R"("pending_redirect": {}, "disabled": {}, "disabled_reason": {}, "etag": {}, )"
-        R"("last_modified": {}}})",
+        R"("last_modified": {}, "items_error": {}}})",
         json_string(source.name), json_string(redact_url(source.url)), source.every / 1000,
         json_text(st.last_result), json_time(st.last_attempt),
         st.last_status ? std::to_string(st.last_status) : "null", json_text(st.last_error),
         json_time(st.last_success), json_time(st.last_change), st.consecutive_failures,
         json_time(st.next_due), !st.disabled && st.next_due <= now ? "true" : "false", redirect,
         st.disabled ? "true" : "false", json_text(st.disabled_reason), json_text(st.etag),
-        json_text(st.last_modified));
+        json_text(st.last_modified), json_text(st.items_error));
   }
   out += sources.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;

@@ -161,6 +161,8 @@ class Poller {
     if (!fatal_.message.empty()) return fatal_;
     if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
+    if (derive_summaries())
+      if (auto ok = save_state(archive_, state_); !ok) return ok.error();
     // Report in config order, whatever order transfers finished in.
     std::stable_sort(report_.sources.begin(), report_.sources.end(),
                      [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -362,30 +364,55 @@ class Poller {
     if (*previous_other) request.files.push_back({other, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();
-    if (*committed && *previous)
-      cache_summary(**committed, path, **previous, r.body, source.ignore);
+    if (*committed && *previous) {
+      // The items are read only once every commit of this poll is durable (derive_summaries):
+      // whatever a body does to the parser, it cannot hold this or any other commit hostage.
+      auto changes = archive_.changes(**committed);
+      if (!changes) return **committed;
+      for (const PathChange& c : *changes)
+        if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
+          summaries_.push_back({&source, c.old_blob, c.new_blob});
+    }
     return committed->value_or("");
   }
 
-  // The item summary of a change just committed, into the archive's cache, so that the first
-  // `feeddiff show` of it need not normalize both versions (the next poll of a cron job runs
-  // long before anyone reads the change). Best effort: a version that does not parse, or any
-  // failure, leaves the summary to be computed when it is shown.
-  void cache_summary(const std::string& commit_id, const std::string& path, std::string_view before,
-                     std::string_view after, const std::vector<std::string>& ignore) {
-    auto changes = archive_.changes(commit_id);
-    if (!changes) return;
-    const auto change = std::find_if(changes->begin(), changes->end(),
-                                     [&](const PathChange& c) { return c.path == path; });
-    if (change == changes->end()) return;
+  // The item summary of each change this poll committed, into the archive's cache, so that
+  // the first `feeddiff show` of it need not normalize both versions (the next poll of a cron
+  // job runs long before anyone reads the change). Runs after the batch and the state are
+  // durable, one change at a time (two bodies and two models at most in memory). A version
+  // whose items cannot be read is noted in the source's state (`status` shows it); its raw
+  // body is archived all the same. True when some source's items_error changed.
+  bool derive_summaries() {
+    bool noted = false;
     const NormalizeOptions model_only{{}, true, false};
-    auto old_doc = normalize(before, model_only);
-    if (!old_doc) return;
-    auto new_doc = normalize(after, model_only);
-    if (!new_doc) return;
-    archive_.cache_write(item_diff_cache_name(change->old_blob, change->new_blob, ignore),
-                         encode_item_diff(diff_items(old_doc->feed, new_doc->feed, ignore)));
+    for (const Summary& s : summaries_) {
+      SourceState& st = state_.sources[s.source->name];
+      auto before = archive_.read_blob(s.old_blob);
+      auto after = archive_.read_blob(s.new_blob);
+      if (!before || !after) continue;
+      auto new_doc = normalize(*after, model_only);
+      std::string why = new_doc ? std::string() : new_doc.error().message;
+      if (why != st.items_error) {
+        st.items_error = std::move(why);
+        noted = true;
+      }
+      if (!new_doc) continue;
+      auto old_doc = normalize(*before, model_only);
+      if (!old_doc) continue;
+      archive_.cache_write(
+          item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore),
+          encode_item_diff(diff_items(old_doc->feed, new_doc->feed, s.source->ignore)));
+    }
+    summaries_.clear();
+    return noted;
   }
+
+  // A change whose item summary is derived once the poll's commits are durable.
+  struct Summary {
+    const SourceConfig* source;
+    std::string old_blob;
+    std::string new_blob;
+  };
 
   Archive& archive_;
   Config config_;
@@ -393,6 +420,7 @@ class Poller {
   const PollOptions& options_;
   TimeMs now_;
   std::vector<Job> jobs_;
+  std::vector<Summary> summaries_;
   PollReport report_;
   bool first_version_ = false;
   std::string cosmetic_;  // why the last record() made no commit for a cosmetic change

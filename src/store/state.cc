@@ -47,6 +47,7 @@ Result<State> load_state(const Archive& archive) {
       get_to(s, "pending_redirect_count", out.pending_redirect_count);
       get_to(s, "disabled", out.disabled);
       get_to(s, "disabled_reason", out.disabled_reason);
+      get_to(s, "items_error", out.items_error);
     }
   } catch (const std::exception& e) {
     return Error{Errc::bad_config,
@@ -74,6 +75,7 @@ Status save_state(const Archive& archive, const State& state) {
         {"pending_redirect_count", s.pending_redirect_count},
         {"disabled", s.disabled},
         {"disabled_reason", s.disabled_reason},
+        {"items_error", s.items_error},
     };
   }
   nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
