@@ -28,6 +28,8 @@ inline constexpr std::size_t kMaxAttributes = 4096;
 inline constexpr std::size_t kMaxNamespaces = 1024;
 /// At most this many items in the model (the model costs a few hundred bytes an item).
 inline constexpr std::size_t kMaxItems = 100000;
+/// At most this many fields (child elements, JSON keys) in one item or the channel.
+inline constexpr std::size_t kMaxFields = 4096;
 /// The canonical text may be at most this many times the input, plus kCanonicalSlack.
 inline constexpr std::size_t kCanonicalGrowth = 8;
 /// Bytes of canonical text every document may have whatever its size.

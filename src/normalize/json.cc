@@ -194,6 +194,9 @@ Result<Document> normalize_json(std::string_view decoded, Document doc, bool mod
   }
   const std::string version = j["version"].get<std::string>();
   doc.feed.format = version.ends_with("/1.1") ? "jsonfeed1.1" : "jsonfeed1.0";
+  if (j.size() > kMaxFields + 1)
+    return Error{Errc::unsupported,
+                 "an item or channel of more than " + std::to_string(kMaxFields) + " fields"};
   for (const auto& [key, value] : j.items()) {
     if (key == "items") continue;
     doc.feed.channel.push_back(Field{key, as_text(value), false});
@@ -203,6 +206,10 @@ Result<Document> normalize_json(std::string_view decoded, Document doc, bool mod
     if (items->size() > kMaxItems)
       return Error{Errc::unsupported, "a feed of more than " + std::to_string(kMaxItems) +
                                           " items (" + std::to_string(items->size()) + ")"};
+    for (const auto& item : *items)
+      if (item.is_object() && item.size() > kMaxFields)
+        return Error{Errc::unsupported,
+                     "an item or channel of more than " + std::to_string(kMaxFields) + " fields"};
     doc.feed.items.reserve(items->size());
     for (const auto& item : *items) doc.feed.items.push_back(json_item(item));
   }

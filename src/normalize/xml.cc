@@ -347,6 +347,8 @@ class XmlNormalizer {
   Feed extract();
   // Whether extract() left items out, the feed holding more than kMaxItems.
   bool too_many_items() const { return too_many_items_; }
+  // Whether extract() left fields out, an item or the channel holding more than kMaxFields.
+  bool too_many_fields() const { return too_many_fields_; }
 
  private:
   void assign(std::string_view uri, std::string_view prefix) {
@@ -854,6 +856,10 @@ class XmlNormalizer {
   // A field's value: its text, else its attributes, else (nested) its children's.
   void add_fields(std::vector<Field>& fields, pugi::xml_node e, const std::string& prefix,
                   bool channel) {
+    if (fields.size() >= kMaxFields) {
+      too_many_fields_ = true;
+      return;
+    }
     const std::size_t pushed = push_scope(e);
     const Name n = name_of(e);
     const std::string name = prefix + qname(e);
@@ -1084,10 +1090,12 @@ class XmlNormalizer {
   bool atom_doc_ = false;
   bool model_ = true;
   bool too_many_items_ = false;
+  bool too_many_fields_ = false;
 };
 
 Feed XmlNormalizer::extract() {
   too_many_items_ = false;
+  too_many_fields_ = false;
   Feed feed;
   scope_.clear();
   memo_size_ = 0;
@@ -1218,6 +1226,9 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
     if (n.too_many_items())
       return Error{Errc::unsupported,
                    "a feed of more than " + std::to_string(kMaxItems) + " items"};
+    if (n.too_many_fields())
+      return Error{Errc::unsupported,
+                   "an item or channel of more than " + std::to_string(kMaxFields) + " fields"};
   }
   return doc;
 }

@@ -155,5 +155,27 @@ TEST_CASE("a description of 20 MB on one line normalizes", "[normalize]") {
   CHECK(doc->feed.items[0].summary.size() == 4000000 * 5 - 1);
 }
 
+TEST_CASE("an item of 2,000,000 empty elements has no model, with a reason", "[normalize]") {
+  const std::string body = std::string(kRssHead) + "<item><guid>g</guid>" +
+                           repeat("<x/>", 2000000) + "</item>" + std::string(kRssTail);
+  CHECK(error_of(body) == "an item or channel of more than 4096 fields");
+}
+
+TEST_CASE("a JSON item of 5,000 keys has no model, with a reason", "[normalize]") {
+  std::string keys;
+  for (int i = 0; i < 5000; ++i) keys += ",\"k" + std::to_string(i) + "\":0";
+  const std::string body = std::string(kJsonFeed) + "[{\"id\":\"a\"" + keys + "}]}";
+  CHECK(error_of(body) == "an item or channel of more than 4096 fields");
+}
+
+TEST_CASE("an item of 4,000 fields is within the limits", "[normalize]") {
+  const std::string body = std::string(kRssHead) + "<item><guid>g</guid>" +
+                           repeat("<x>1</x>", 4000) + "</item>" + std::string(kRssTail);
+  auto doc = normalize(body);
+  REQUIRE(doc);
+  REQUIRE(doc->feed.items.size() == 1);
+  CHECK(doc->feed.items[0].extra.size() == 4000);
+}
+
 }  // namespace
 }  // namespace feeddiff
