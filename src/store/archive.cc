@@ -589,12 +589,20 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
   git_revwalk* walk = nullptr;
   if (git_revwalk_new(&walk, repo) != 0) return git::last_error("walking history");
   git::RevwalkPtr owned(walk);
-  git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
-  git_revwalk_push(walk, git_commit_id(head->value().get()));
+  // No sorting flag: libgit2 then walks lazily, parent by parent (the branch is linear and
+  // written in time order), so `log -n N` reads N commits. GIT_SORT_TOPOLOGICAL would first
+  // read every commit of the history to sort them.
+  git_revwalk_sorting(walk, GIT_SORT_NONE);
+  if (git_revwalk_push(walk, git_commit_id(head->value().get())) != 0)
+    return git::last_error("walking history");
   std::string prefix(path_prefix);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   git_oid id;
-  while (git_revwalk_next(&id, walk) == 0) {
+  for (;;) {
+    if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)
+      break;
+    else if (rc != 0)
+      return git::last_error("walking history");
     git_commit* c = nullptr;
     if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
     git::CommitPtr commit(c);
