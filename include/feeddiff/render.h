@@ -81,6 +81,7 @@ std::string render_json(const ChangeView& change, const RenderOptions& options);
 /// One entry of `feeddiff log`.
 struct LogEntry {
   std::string id;                          ///< full commit id
+  std::string short_id;                    ///< unambiguous abbreviation; "" for id's first 7
   std::string title;                       ///< commit title
   std::string source;                      ///< the source it recorded, or ""
   std::string timestamp;                   ///< the commit's author time, ISO-8601 UTC

@@ -33,11 +33,13 @@ struct CommitInfo {
   TimeMs author_time = 0;            ///< author timestamp (origin_date or observed_at)
   TimeMs commit_time = 0;            ///< committer timestamp (observed_at)
   std::vector<std::string> parents;  ///< full ids
+  std::string abbrev;                ///< the shortest unambiguous prefix (7 or more), or ""
 
   /// The first trailer's value with this key (case-insensitive), or nullptr.
   const std::string* trailer(std::string_view key) const;
-  /// The first 7 characters of the id.
-  std::string short_id() const { return id.substr(0, 7); }
+  /// The id as git abbreviates it: at least 7 characters, more where 7 are ambiguous (an
+  /// archive of a million commits has thousands of 7-character prefixes in common).
+  std::string short_id() const { return abbrev.empty() ? id.substr(0, 7) : abbrev; }
 };
 
 /// A file to write (content) or delete (nullopt) in a commit, relative to the work tree.

@@ -20,6 +20,7 @@ std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
   for (const auto& c : commits) {
     LogEntry e;
     e.id = c.id;
+    e.short_id = c.short_id();
     e.title = c.title;
     if (const std::string* s = c.trailer("Source")) e.source = *s;
     e.timestamp = format_iso8601_ms(c.author_time);

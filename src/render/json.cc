@@ -199,7 +199,7 @@ std::string render_log_json(const std::vector<LogEntry>& entries) {
   for (const LogEntry& e : entries) {
     Json one;
     one["id"] = e.id;
-    one["short_id"] = e.id.substr(0, 7);
+    one["short_id"] = e.short_id.empty() ? e.id.substr(0, 7) : e.short_id;
     one["title"] = e.title;
     one["source"] = e.source.empty() ? Json(nullptr) : Json(e.source);
     one["timestamp"] = e.timestamp;

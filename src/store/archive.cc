@@ -85,6 +85,10 @@ CommitInfo info_of(const git_commit* commit) {
   info.commit_time = static_cast<TimeMs>(git_commit_time(commit)) * 1000;
   for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
     info.parents.push_back(git::to_hex(*git_commit_parent_id(commit, i)));
+  git_buf abbrev = GIT_BUF_INIT;
+  if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(commit)) == 0)
+    info.abbrev.assign(abbrev.ptr, abbrev.size);
+  git_buf_dispose(&abbrev);
   return info;
 }
 
