@@ -199,8 +199,10 @@ Result<State> load_state(const Archive& archive);
 /// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename).
 Status save_state(const Archive& archive, const State& state);
 
-/// Writes a file atomically: a temporary file beside it, fsync, rename.
-Status write_file_atomic(const std::string& path, std::string_view content);
+/// Writes a file atomically: a temporary file beside it, fsync, rename. The temporary is a
+/// new file created with mode (less the umask), so the bytes are never readable more widely
+/// than mode allows; pass 0600 for secrets.
+Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
 /// Reads a whole file.
 Result<std::string> read_file(const std::string& path);
 
