@@ -70,7 +70,7 @@ struct GcReport {
   std::uint64_t bytes_before = 0;  ///< bytes of objects, packs and indexes before
   std::uint64_t bytes_after = 0;   ///< and after
   std::size_t packs_before = 0;    ///< packs before
-  std::size_t packs_after = 0;     ///< packs after (1, plus any marked .keep)
+  std::size_t packs_after = 0;     ///< packs after (1, plus any kept: .keep'd or not covered)
   std::size_t loose_before = 0;    ///< loose objects before
   std::size_t loose_after = 0;     ///< loose objects after (unreachable ones stay)
   std::size_t objects = 0;         ///< objects in the new pack
@@ -122,9 +122,10 @@ class Archive {
 
   /// Repacks every object reachable from a ref, a reflog, HEAD or the index into one pack
   /// with delta compression (successive versions of a source are each other's bases), then
-  /// deletes the old packs (but those marked .keep) and the loose objects now packed. Packed
-  /// objects nothing reaches (leftovers of killed polls) go with their packs. Hold the
-  /// ArchiveLock; not during a batch.
+  /// deletes the old packs whose every object the new pack holds (never one marked .keep) and
+  /// the loose objects now packed. A pack holding anything unreachable (a concurrent `git
+  /// fetch`'s, a killed poll's leftovers) stays, for git gc to judge. Hold the ArchiveLock;
+  /// not during a batch.
   Result<GcReport> gc();
   /// Bytes under .git/objects.
   std::uint64_t object_bytes() const;
