@@ -212,7 +212,8 @@ Result<std::string> read_file(const std::string& path);
 class ArchiveLock {
  public:
   /// Takes the lock; Errc::locked at once when another process holds it, unless wait. Then
-  /// finishes a work-tree update that a killed process left half done.
+  /// finishes a work-tree update that a killed process left half done, removing the git lock
+  /// files that process took; Errc::locked, naming the file, when another's is in the way.
   static Result<ArchiveLock> acquire(const Archive& archive, bool wait);
   /// Moves a lock.
   ArchiveLock(ArchiveLock&& other) noexcept;
