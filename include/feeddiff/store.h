@@ -72,7 +72,7 @@ struct GcReport {
   std::uint64_t bytes_before = 0;  ///< bytes of objects, packs and indexes before
   std::uint64_t bytes_after = 0;   ///< and after
   std::size_t packs_before = 0;    ///< packs before
-  std::size_t packs_after = 0;     ///< packs after (1, plus any marked .keep)
+  std::size_t packs_after = 0;     ///< packs after (1, plus any kept: .keep'd or not covered)
   std::size_t loose_before = 0;    ///< loose objects before
   std::size_t loose_after = 0;     ///< loose objects after (unreachable ones stay)
   std::size_t objects = 0;         ///< objects in the new pack
@@ -124,9 +124,10 @@ class Archive {
 
   /// Repacks every object reachable from a ref, a reflog, HEAD or the index into one pack
   /// with delta compression (successive versions of a source are each other's bases), then
-  /// deletes the old packs (but those marked .keep) and the loose objects now packed. Packed
-  /// objects nothing reaches (leftovers of killed polls) go with their packs. Hold the
-  /// ArchiveLock; not during a batch.
+  /// deletes the old packs whose every object the new pack holds (never one marked .keep) and
+  /// the loose objects now packed. A pack holding anything unreachable (a concurrent `git
+  /// fetch`'s, a killed poll's leftovers) stays, for git gc to judge. Hold the ArchiveLock;
+  /// not during a batch.
   Result<GcReport> gc();
   /// Bytes under .git/objects.
   std::uint64_t object_bytes() const;
@@ -201,8 +202,10 @@ Result<State> load_state(const Archive& archive);
 /// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename).
 Status save_state(const Archive& archive, const State& state);
 
-/// Writes a file atomically: a temporary file beside it, fsync, rename.
-Status write_file_atomic(const std::string& path, std::string_view content);
+/// Writes a file atomically: a temporary file beside it, fsync, rename. The temporary is a
+/// new file created with mode (less the umask), so the bytes are never readable more widely
+/// than mode allows; pass 0600 for secrets.
+Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
 /// Reads a whole file.
 Result<std::string> read_file(const std::string& path);
 
@@ -211,7 +214,8 @@ Result<std::string> read_file(const std::string& path);
 class ArchiveLock {
  public:
   /// Takes the lock; Errc::locked at once when another process holds it, unless wait. Then
-  /// finishes a work-tree update that a killed process left half done.
+  /// finishes a work-tree update that a killed process left half done, removing the git lock
+  /// files that process took; Errc::locked, naming the file, when another's is in the way.
   static Result<ArchiveLock> acquire(const Archive& archive, bool wait);
   /// Moves a lock.
   ArchiveLock(ArchiveLock&& other) noexcept;

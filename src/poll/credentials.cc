@@ -1,7 +1,5 @@
 // Credentials from URLs live in .git/feeddiff/credentials (mode 0600), never in a commit.
 
-#include <sys/stat.h>
-
 #include <fmt/format.h>
 #include <filesystem>
 #include <sstream>
@@ -43,9 +41,9 @@ Status save_credentials(const Archive& archive, const std::string& name,
   std::string text = "# source<TAB>user:password, kept out of the archive's commits\n";
   for (const auto& [n, c] : *all) text += n + "\t" + c + "\n";
   const std::string path = credentials_path(archive);
-  if (auto ok = write_file_atomic(path, text); !ok) return ok;
-  ::chmod(path.c_str(), 0600);
-  return Ok{};
+  // 0600 from the moment the temporary exists: a chmod after the rename left the secrets
+  // world-readable meanwhile (and its failure went unnoticed).
+  return write_file_atomic(path, text, 0600);
 }
 
 }  // namespace feeddiff

@@ -111,8 +111,10 @@ Result<git::TreePtr> tree_of(const git_commit* commit) {
 }
 
 // Brings the index and work tree in step with HEAD for these paths (a removed path is
-// deleted), whatever they hold now.
-Status checkout_paths(git_repository* repo, const std::vector<std::string>& paths) {
+// deleted), whatever they hold now. The index is written through a lock file the marker
+// names (locks::write_index), not by the checkout.
+Status checkout_paths(git_repository* repo, const locks::Places& places,
+                      const std::vector<std::string>& paths) {
   if (paths.empty()) return Ok{};
   std::vector<const char*> list;
   for (const auto& p : paths) list.push_back(p.c_str());
@@ -120,12 +122,22 @@ Status checkout_paths(git_repository* repo, const std::vector<std::string>& path
   // clang's -Wmissing-field-initializers rejects under -Werror.
   git_checkout_options checkout;
   git_checkout_options_init(&checkout, GIT_CHECKOUT_OPTIONS_VERSION);
-  checkout.checkout_strategy =
-      GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_REMOVE_UNTRACKED;
+  checkout.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH |
+                               GIT_CHECKOUT_REMOVE_UNTRACKED | GIT_CHECKOUT_DONT_WRITE_INDEX;
   checkout.paths.strings = const_cast<char**>(list.data());
   checkout.paths.count = list.size();
   if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
-  return Ok{};
+  return locks::write_index(repo, places);
+}
+
+// The branch HEAD names ("HEAD" itself when detached).
+Result<std::string> head_branch(git_repository* repo) {
+  git_reference* head_ref = nullptr;
+  if (git_reference_lookup(&head_ref, repo, "HEAD") != 0) return git::last_error("reading HEAD");
+  git::ReferencePtr owned(head_ref);
+  if (git_reference_type(head_ref) == GIT_REFERENCE_SYMBOLIC)
+    return std::string(git_reference_symbolic_target(head_ref));
+  return std::string("HEAD");
 }
 
 std::string join_lines(const std::vector<std::string>& lines) {
@@ -313,12 +325,25 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   (void)private_dir();
   if (auto ok = write_file_atomic(impl_->checkout_marker(), join_lines(paths)); !ok)
     return ok.error();
-  // Updating HEAD here writes the ref through a lock file and a rename, and fails if the
-  // branch moved since we read it: the branch never names a half-written commit.
-  if (git_commit_create(&commit_id, repo, "HEAD", author, committer, "UTF-8",
+  // The commit first, then the branch, through a lock file and a rename, and only if it did
+  // not move since we read it: the branch never names a half-written commit.
+  if (git_commit_create(&commit_id, repo, nullptr, author, committer, "UTF-8",
                         request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
     return git::last_error("writing the commit");
-  if (auto ok = checkout_paths(repo, paths); !ok) return ok.error();
+  auto branch = head_branch(repo);
+  if (!branch) return branch.error();
+  git_commit* made = nullptr;
+  if (git_commit_lookup(&made, repo, &commit_id) != 0) return git::last_error("reading the commit");
+  git::CommitPtr made_owned(made);
+  const char* summary = git_commit_summary(made);
+  const std::string reflog =
+      fmt::format("commit{}: {}", *head ? "" : " (initial)", summary ? summary : "");
+  if (auto ok = locks::move_branch(repo, impl_->lock_places(), *branch,
+                                   *head ? git_commit_id(head->value().get()) : nullptr, commit_id,
+                                   reflog);
+      !ok)
+    return ok.error();
+  if (auto ok = checkout_paths(repo, impl_->lock_places(), paths); !ok) return ok.error();
   std::remove(impl_->checkout_marker().c_str());
   return std::optional<std::string>(git::to_hex(commit_id));
 }
@@ -395,25 +420,21 @@ Status Archive::flush() {
   const std::vector<std::string> paths(b.touched.begin(), b.touched.end());
   (void)private_dir();
   if (auto ok = write_file_atomic(b.checkout_marker(), join_lines(paths)); !ok) return ok;
-  git_reference* head_ref = nullptr;
-  if (git_reference_lookup(&head_ref, repo, "HEAD") != 0) return git::last_error("reading HEAD");
-  git::ReferencePtr head_owned(head_ref);
-  const char* branch = git_reference_type(head_ref) == GIT_REFERENCE_SYMBOLIC
-                           ? git_reference_symbolic_target(head_ref)
-                           : "HEAD";
+  auto branch = head_branch(repo);
+  if (!branch) return branch.error();
   // Compare-and-swap against the branch the batch was built on: a writer that moved it
   // meanwhile is not overwritten.
-  git_reference* moved = nullptr;
   const std::string reflog =
       fmt::format("feeddiff: {} commit{}", b.pending_commits, b.pending_commits == 1 ? "" : "s");
-  if (git_reference_create_matching(&moved, repo, branch, &*b.pending_head, 1,
-                                    b.batch_base ? &*b.batch_base : nullptr, reflog.c_str()) != 0)
-    return git::last_error("moving the branch");
-  git_reference_free(moved);
+  if (auto ok =
+          locks::move_branch(repo, b.lock_places(), *branch,
+                             b.batch_base ? &*b.batch_base : nullptr, *b.pending_head, reflog);
+      !ok)
+    return ok;
 
   // 3. The index and work tree. The batch's objects are still in memory (and first in the
   // lookup order), so the checkout copies them instead of inflating them from the pack.
-  if (auto ok = checkout_paths(repo, paths); !ok) return ok;
+  if (auto ok = checkout_paths(repo, b.lock_places(), paths); !ok) return ok;
   std::remove(b.checkout_marker().c_str());
   git_mempack_reset(b.mempack);
   b.objects.clear();
@@ -447,40 +468,48 @@ Status Archive::end_batch() {
 Status Archive::finish_checkout() const {
   const std::string marker = impl_->checkout_marker();
   if (!fs::exists(marker)) return Ok{};
-  // The marker is written before the branch moves and removed after the index is written:
-  // a feeddiff writer died in between, so lock files of the branch, HEAD and the index are
-  // its leftovers (git's own commands refuse to run while they exist).
-  std::vector<std::string> stale = {"HEAD.lock", "index.lock"};
-  git_reference* head_ref = nullptr;
-  if (git_reference_lookup(&head_ref, impl_->repo.get(), "HEAD") == 0) {
-    if (git_reference_type(head_ref) == GIT_REFERENCE_SYMBOLIC)
-      stale.push_back(std::string(git_reference_symbolic_target(head_ref)) + ".lock");
-    git_reference_free(head_ref);
-  }
-  for (const auto& name : stale) {
-    std::error_code ec;
-    fs::remove(fs::path(impl_->git_dir) / name, ec);
-  }
   auto text = read_file(marker);
   if (!text) return text.error();
+  git_repository* repo = impl_->repo.get();
+  // The marker is written before the branch moves and removed after the index is written: a
+  // feeddiff writer died in between. The lock files it took and noted are its leftovers and
+  // go; any other lock of the branch, HEAD or the index is a live git's (or no one's anyone
+  // can tell): it stays, and this is an error until it is gone.
+  std::vector<std::string> candidates = {"HEAD.lock", "index.lock"};
+  if (auto branch = head_branch(repo); branch && *branch != "HEAD")
+    candidates.push_back(*branch + ".lock");
+  if (auto ok = locks::clear_own_locks(impl_->lock_places(), *text, candidates); !ok) return ok;
   std::vector<std::string> paths;
   std::istringstream lines(*text);
   for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) paths.push_back(line);
+    if (!line.empty() && !locks::is_lock_line(line)) paths.push_back(line);
   // The checkout may have written some files but not the index: take the index entries from
   // HEAD first, or a file already at its new content would keep a stale entry.
-  git_repository* repo = impl_->repo.get();
   auto head = branch_head(repo);
   if (!head) return head.error();
   if (*head && !paths.empty()) {
-    std::vector<const char*> list;
-    for (const auto& p : paths) list.push_back(p.c_str());
-    git_strarray spec{const_cast<char**>(list.data()), list.size()};
-    if (git_reset_default(repo, reinterpret_cast<const git_object*>(head->value().get()), &spec) !=
-        0)
-      return git::last_error("restoring the index");
+    git_index* index = nullptr;
+    if (git_repository_index(&index, repo) != 0) return git::last_error("reading the index");
+    git::IndexPtr index_owned(index);
+    if (git_index_read(index, 1) != 0) return git::last_error("reading the index");
+    auto tree = tree_of(head->value().get());
+    if (!tree) return tree.error();
+    for (const auto& p : paths) {
+      git_tree_entry* entry = nullptr;
+      if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) == 0) {
+        git::TreeEntryPtr entry_owned(entry);
+        git_index_entry e{};
+        e.mode = static_cast<std::uint32_t>(git_tree_entry_filemode(entry));
+        e.id = *git_tree_entry_id(entry);
+        e.path = p.c_str();
+        if (git_index_add(index, &e) != 0) return git::last_error("restoring the index");
+      } else {
+        (void)git_index_remove_bypath(index, p.c_str());
+      }
+    }
   }
-  if (auto ok = checkout_paths(repo, paths); !ok) return ok;
+  (void)private_dir();
+  if (auto ok = checkout_paths(repo, impl_->lock_places(), paths); !ok) return ok;
   std::remove(marker.c_str());
   return Ok{};
 }

@@ -10,6 +10,7 @@
 
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
+#include "store/git_locks.h"
 #include "store/pack_writer.h"
 
 namespace feeddiff {
@@ -29,7 +30,10 @@ struct Archive::Impl {
   std::size_t pending_bytes = 0;          // bytes of those objects
   std::size_t pending_commits = 0;        // commits not yet on the branch
 
+  // Lists the paths to check out (one a line) and the lock files taken meanwhile (see
+  // git_locks.h) while the branch, index and work tree are brought in step.
   std::string checkout_marker() const { return git_dir + "/feeddiff/checkout-pending"; }
+  locks::Places lock_places() const { return {git_dir, git_dir + "/feeddiff", checkout_marker()}; }
   // The branch's newest commit, or the batch's when it holds commits not yet on the branch.
   Result<std::optional<git::CommitPtr>> head() const;
   // Remembers what a batched commit wrote, for the pack.

@@ -22,9 +22,13 @@ Error io_error(std::string_view what, const std::string& path) {
 
 }  // namespace
 
-Status write_file_atomic(const std::string& path, std::string_view content) {
+Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A fresh file, created with its final mode: the bytes are never in a file anyone else may
+  // read, even for a moment, nor in one a stale temporary of the same name left open to
+  // someone (O_TRUNC would write into that file, keeping its owner and mode).
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return io_error("cannot remove", tmp);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return io_error("cannot create", tmp);
   std::size_t done = 0;
   while (done < content.size()) {

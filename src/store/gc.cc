@@ -1,9 +1,12 @@
 // feeddiff gc: everything reachable, repacked into one pack with deltas; then the old packs
-// and loose objects go.
+// whose every object the new pack holds go, and the loose objects it holds.
+
+#include <git2/sys/odb_backend.h>
 
 #include <fmt/format.h>
 #include <filesystem>
 #include <unordered_set>
+#include <vector>
 
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
@@ -71,6 +74,35 @@ struct Collector {
     return fresh ? 0 : 1;  // a tree seen before: its contents are in already
   }
 };
+
+// True when every object of the pack whose index is idx_path is in seen. The pack is read
+// on its own (git_odb_backend_one_pack) through an object database of its own; anything
+// unreadable counts as not in, so that the pack stays.
+bool all_in(const std::string& idx_path, const std::unordered_set<std::string>& seen) {
+  git_odb* odb_raw = nullptr;
+  if (git_odb_new(&odb_raw) != 0) return false;
+  git::OdbPtr odb(odb_raw);
+  git_odb_backend* backend = nullptr;
+  if (git_odb_backend_one_pack(&backend, idx_path.c_str()) != 0) return false;
+  if (git_odb_add_backend(odb.get(), backend, 1) != 0) {
+    backend->free(backend);
+    return false;
+  }
+  struct Check {
+    const std::unordered_set<std::string>* seen;
+    bool missing = false;
+  } check{&seen};
+  const int rc = git_odb_foreach(
+      odb.get(),
+      [](const git_oid* id, void* payload) {
+        auto* c = static_cast<Check*>(payload);
+        if (c->seen->count(git::to_hex(*id))) return 0;
+        c->missing = true;
+        return 1;  // one is enough
+      },
+      &check);
+  return rc == 0 && !check.missing;
+}
 
 }  // namespace
 
@@ -174,13 +206,24 @@ Result<GcReport> Archive::gc() {
   report.objects = git_packbuilder_object_count(pb.get());
   const std::string keep = std::string("pack-") + git_packbuilder_name(pb.get());
 
+  // An old pack goes only when the new one holds every object in it. Another process may
+  // have written a pack meanwhile (a `git fetch`, a killed poll's leftovers that someone may
+  // yet name): its objects are not all in ours, so it stays, as does a pack marked .keep.
   std::error_code ec;
+  std::vector<std::string> stems;
   for (const auto& entry : fs::directory_iterator(pack_dir, ec)) {
     const std::string file = entry.path().filename().string();
-    const std::string stem = entry.path().stem().string();
-    if (!file.starts_with("pack-") || stem == keep) continue;
-    if (fs::exists(pack_dir + "/" + stem + ".keep")) continue;  // someone asked to keep it
-    fs::remove(entry.path(), ec);
+    if (file.starts_with("pack-") && entry.path().extension() == ".idx" &&
+        entry.path().stem().string() != keep)
+      stems.push_back(entry.path().stem().string());
+  }
+  for (const auto& stem : stems) {
+    const std::string base = pack_dir + "/" + stem;
+    if (fs::exists(base + ".keep", ec)) continue;  // someone asked to keep it
+    if (!all_in(base + ".idx", collect.seen)) continue;
+    // The index first: without it no reader finds the pack, so none opens a pack half gone.
+    for (const char* ext : {".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".promisor"})
+      fs::remove(base + ext, ec);
   }
   for (const auto& dir : fs::directory_iterator(objects_dir, ec)) {
     const std::string two = dir.path().filename().string();

@@ -1,5 +1,6 @@
 // gc: one pack with deltas, nothing reachable lost, the old packs and loose objects gone.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -29,6 +30,22 @@ std::string git_out(const std::string& dir, std::vector<std::string> args) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return r.out;
+}
+
+// Bytes of the files under dir, counted here rather than by the code under test.
+std::uint64_t bytes_under(const std::string& dir) {
+  std::uint64_t n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) n += e.file_size();
+  return n;
+}
+
+std::vector<std::string> pack_stems(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/.git/objects/pack"))
+    if (e.path().extension() == ".pack") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -67,7 +84,13 @@ TEST_CASE("gc repacks everything reachable into one smaller pack and keeps every
   CHECK(report->packs_after == 1);
   CHECK(report->loose_after <= 1);  // the empty tree of `init` is reachable from nothing
   CHECK(report->bytes_after < report->bytes_before / 2);
-  CHECK(report->bytes_after == archive->object_bytes());
+  // The report against what git itself counts on disk.
+  const std::string counted = "\n" + git_out(dir, {"count-objects", "-v"});
+  CHECK(counted.find("\ncount: " + std::to_string(report->loose_after) + "\n") !=
+        std::string::npos);
+  CHECK(counted.find("\nin-pack: " + std::to_string(report->objects) + "\n") != std::string::npos);
+  CHECK(counted.find("\npacks: 1\n") != std::string::npos);
+  CHECK(report->bytes_after == bytes_under(dir + "/.git/objects"));
 
   auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
   INFO(fsck.out << fsck.err);
@@ -95,4 +118,33 @@ TEST_CASE("gc repacks everything reachable into one smaller pack and keeps every
   CHECK(again->packs_after == 1);
   CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
   CHECK(git_out(dir, {"status", "--porcelain"}) == "A  staged.txt\n");
+}
+
+TEST_CASE("gc keeps a pack marked .keep, and the objects in it", "[store]") {
+  const std::string dir = make_temp_dir("store-gc-keep");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  for (int poll = 0; poll < 3; ++poll) {
+    REQUIRE(archive->begin_batch());
+    REQUIRE(archive->commit(version("s", "<rss>" + std::to_string(poll) + "</rss>")));
+    REQUIRE(archive->end_batch());
+  }
+  const auto packs = pack_stems(dir);
+  REQUIRE(packs.size() == 3);
+  const std::string kept = dir + "/.git/objects/pack/" + packs[1];
+  spit(kept + ".keep", "kept by hand\n");
+
+  auto report = archive->gc();
+  REQUIRE(report);
+  CHECK(report->packs_before == 3);
+  CHECK(report->packs_after == 2);  // the new one and the kept one
+  const auto after = pack_stems(dir);
+  REQUIRE(after.size() == 2);
+  CHECK(std::find(after.begin(), after.end(), packs[1]) != after.end());
+  CHECK(std::find(after.begin(), after.end(), packs[0]) == after.end());
+  CHECK(std::find(after.begin(), after.end(), packs[2]) == after.end());
+  for (const char* ext : {".pack", ".idx", ".keep"}) CHECK(std::filesystem::exists(kept + ext));
+  CHECK(run({"git", "-C", dir, "verify-pack", kept + ".idx"}).exit_code == 0);
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+  CHECK(git_out(dir, {"cat-file", "blob", "HEAD~1:raw/s/response.xml"}) == "<rss>1</rss>");
 }
