@@ -1,10 +1,14 @@
 // The archive: a git repository whose branch gets one commit per recorded change.
 
+#include <fcntl.h>
 #include <git2/sys/mempack.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -121,7 +125,19 @@ Status checkout_paths(git_repository* repo, const std::vector<std::string>& path
   checkout.paths.strings = const_cast<char**>(list.data());
   checkout.paths.count = list.size();
   if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
-  return Ok{};
+  // libgit2 renames index.lock over the index without an fsync of either (its
+  // GIT_OPT_ENABLE_FSYNC_GITDIR covers objects, refs and reflogs, not the index): after a
+  // power loss the index could come back old, or empty, once the checkout marker is gone.
+  const std::string git_dir = strip_slash(git_repository_path(repo));
+  const std::string index = git_dir + "/index";
+  const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    Error e{Errc::io, fmt::format("cannot flush {}: {}", index, std::strerror(errno))};
+    if (fd >= 0) ::close(fd);
+    return e;
+  }
+  ::close(fd);
+  return fsync_dir(git_dir);
 }
 
 std::string join_lines(const std::vector<std::string>& lines) {
