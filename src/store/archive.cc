@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/failpoint.h"
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
@@ -402,11 +403,13 @@ Status Archive::flush() {
   // 1. The objects, as one pack, durable before anything names them.
   if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok) return ok;
   if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
+  failpoint(Failpoint::pack_in_place);
 
   // 2. The branch, once, atomically, and only if nobody moved it meanwhile.
   const std::vector<std::string> paths(b.touched.begin(), b.touched.end());
   (void)private_dir();
   if (auto ok = write_file_atomic(b.checkout_marker(), join_lines(paths)); !ok) return ok;
+  failpoint(Failpoint::checkout_marked);
   git_reference* head_ref = nullptr;
   if (git_reference_lookup(&head_ref, repo, "HEAD") != 0) return git::last_error("reading HEAD");
   git::ReferencePtr head_owned(head_ref);
@@ -422,11 +425,14 @@ Status Archive::flush() {
                                     b.batch_base ? &*b.batch_base : nullptr, reflog.c_str()) != 0)
     return git::last_error("moving the branch");
   git_reference_free(moved);
+  failpoint(Failpoint::branch_moved);
 
   // 3. The index and work tree. The batch's objects are still in memory (and first in the
   // lookup order), so the checkout copies them instead of inflating them from the pack.
   if (auto ok = checkout_paths(repo, paths); !ok) return ok;
+  failpoint(Failpoint::checkout_done);
   std::remove(b.checkout_marker().c_str());
+  failpoint(Failpoint::flushed);
   git_mempack_reset(b.mempack);
   b.objects.clear();
   b.touched.clear();

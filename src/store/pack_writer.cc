@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/failpoint.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
@@ -296,10 +297,12 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
   // The pack first: a reader only looks for a pack whose index it sees. Each rename is made
   // durable before the next step, so that after a power loss the directory never holds the
   // index without its pack, nor the caller's ref without either.
+  failpoint(Failpoint::pack_written);
   const std::string name = fmt::format("{}/pack-{}", pack_dir, hex(pack_sum));
   if (::rename(tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
     return io_error("cannot rename", tmp_pack);
   if (auto ok = fsync_dir(pack_dir); !ok) return ok;
+  failpoint(Failpoint::pack_renamed);
   if (::rename(tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
     return io_error("cannot rename", tmp_idx);
   return fsync_dir(pack_dir);
