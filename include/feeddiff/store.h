@@ -199,13 +199,18 @@ struct State {
 
 /// Reads `.git/feeddiff/state.json`; an empty State when the file does not exist.
 Result<State> load_state(const Archive& archive);
-/// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename).
+/// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename, directory
+/// fsync).
 Status save_state(const Archive& archive, const State& state);
 
-/// Writes a file atomically: a temporary file beside it, fsync, rename. The temporary is a
+/// Writes a file atomically and durably: a temporary file beside it, fsync, rename, then an
+/// fsync of the directory (without it a power loss can undo the rename). The temporary is a
 /// new file created with mode (less the umask), so the bytes are never readable more widely
 /// than mode allows; pass 0600 for secrets.
 Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
+/// fsyncs a directory, so that the renames and new names in it are on disk; Errc::io naming
+/// the directory when it cannot be opened or flushed.
+Status fsync_dir(const std::string& path);
 /// Reads a whole file.
 Result<std::string> read_file(const std::string& path);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/failpoint.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"
@@ -161,6 +162,7 @@ class Poller {
     if (!fatal_.message.empty()) return fatal_;
     if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
+    failpoint(Failpoint::state_saved);
     if (derive_summaries())
       if (auto ok = save_state(archive_, state_); !ok) return ok.error();
     // Report in config order, whatever order transfers finished in.
@@ -402,6 +404,7 @@ class Poller {
       archive_.cache_write(
           item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore),
           encode_item_diff(diff_items(old_doc->feed, new_doc->feed, s.source->ignore)));
+      failpoint(Failpoint::summary_cached);
     }
     summaries_.clear();
     return noted;

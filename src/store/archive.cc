@@ -1,14 +1,19 @@
 // The archive: a git repository whose branch gets one commit per recorded change.
 
+#include <fcntl.h>
 #include <git2/sys/mempack.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
+#include "core/failpoint.h"
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
@@ -127,7 +132,20 @@ Status checkout_paths(git_repository* repo, const locks::Places& places,
   checkout.paths.strings = const_cast<char**>(list.data());
   checkout.paths.count = list.size();
   if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
-  return locks::write_index(repo, places);
+  if (auto ok = locks::write_index(repo, places); !ok) return ok;
+  // libgit2 renames index.lock over the index without an fsync of either (its
+  // GIT_OPT_ENABLE_FSYNC_GITDIR covers objects, refs and reflogs, not the index): after a
+  // power loss the index could come back old, or empty, once the checkout marker is gone.
+  const std::string git_dir = strip_slash(git_repository_path(repo));
+  const std::string index = git_dir + "/index";
+  const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    Error e{Errc::io, fmt::format("cannot flush {}: {}", index, std::strerror(errno))};
+    if (fd >= 0) ::close(fd);
+    return e;
+  }
+  ::close(fd);
+  return fsync_dir(git_dir);
 }
 
 // The branch HEAD names ("HEAD" itself when detached).
@@ -415,11 +433,13 @@ Status Archive::flush() {
   // 1. The objects, as one pack, durable before anything names them.
   if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok) return ok;
   if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
+  failpoint(Failpoint::pack_in_place);
 
   // 2. The branch, once, atomically, and only if nobody moved it meanwhile.
   const std::vector<std::string> paths(b.touched.begin(), b.touched.end());
   (void)private_dir();
   if (auto ok = write_file_atomic(b.checkout_marker(), join_lines(paths)); !ok) return ok;
+  failpoint(Failpoint::checkout_marked);
   auto branch = head_branch(repo);
   if (!branch) return branch.error();
   // Compare-and-swap against the branch the batch was built on: a writer that moved it
@@ -431,11 +451,14 @@ Status Archive::flush() {
                              b.batch_base ? &*b.batch_base : nullptr, *b.pending_head, reflog);
       !ok)
     return ok;
+  failpoint(Failpoint::branch_moved);
 
   // 3. The index and work tree. The batch's objects are still in memory (and first in the
   // lookup order), so the checkout copies them instead of inflating them from the pack.
   if (auto ok = checkout_paths(repo, b.lock_places(), paths); !ok) return ok;
+  failpoint(Failpoint::checkout_done);
   std::remove(b.checkout_marker().c_str());
+  failpoint(Failpoint::flushed);
   git_mempack_reset(b.mempack);
   b.objects.clear();
   b.touched.clear();

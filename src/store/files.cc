@@ -1,4 +1,4 @@
-// Atomic file writes and the archive lock.
+// Atomic, durable file writes and the archive lock.
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -20,7 +20,28 @@ Error io_error(std::string_view what, const std::string& path) {
   return Error{Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno))};
 }
 
+// The directory that holds path ("." for a bare file name).
+std::string parent_dir(const std::string& path) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? std::string(".") : parent;
+}
+
 }  // namespace
+
+Status fsync_dir(const std::string& path) {
+  // A rename is in the directory, not in either file: until the directory itself reaches the
+  // disk, a power loss can bring back the old name (or no name at all) for a file whose
+  // bytes were fsync'd.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return io_error("cannot open directory", path);
+  if (::fsync(fd) != 0) {
+    Error e = io_error("cannot flush directory", path);
+    ::close(fd);
+    return e;
+  }
+  if (::close(fd) != 0) return io_error("cannot close directory", path);
+  return Ok{};
+}
 
 Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
@@ -52,7 +73,7 @@ Status write_file_atomic(const std::string& path, std::string_view content, unsi
     ::unlink(tmp.c_str());
     return e;
   }
-  return Ok{};
+  return fsync_dir(parent_dir(path));
 }
 
 Result<std::string> read_file(const std::string& path) {

@@ -12,6 +12,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/failpoint.h"
+#include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
 
@@ -120,15 +122,6 @@ struct Base {
   std::size_t position;
   int depth;
 };
-
-Status fsync_dir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open", dir);
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return io_error("cannot flush", dir);
-  return Ok{};
-}
 
 std::string hex(const std::array<unsigned char, 20>& digest) {
   std::string out;
@@ -301,10 +294,15 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     if (auto ok = out.close(); !ok) return ok;
   }
 
-  // The pack first: a reader only looks for a pack whose index it sees.
+  // The pack first: a reader only looks for a pack whose index it sees. Each rename is made
+  // durable before the next step, so that after a power loss the directory never holds the
+  // index without its pack, nor the caller's ref without either.
+  failpoint(Failpoint::pack_written);
   const std::string name = fmt::format("{}/pack-{}", pack_dir, hex(pack_sum));
   if (::rename(tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
     return io_error("cannot rename", tmp_pack);
+  if (auto ok = fsync_dir(pack_dir); !ok) return ok;
+  failpoint(Failpoint::pack_renamed);
   if (::rename(tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
     return io_error("cannot rename", tmp_idx);
   return fsync_dir(pack_dir);

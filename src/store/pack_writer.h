@@ -1,6 +1,7 @@
 #pragma once
 // Writes a set of objects from an object database as one pack with its index, durably:
-// both files are fsync'd and renamed into objects/pack before the caller moves any ref.
+// both files are fsync'd and renamed into objects/pack, the directory fsync'd after each
+// rename, before the caller moves any ref.
 
 #include <git2.h>
 

@@ -1,0 +1,53 @@
+#pragma once
+// Failpoints: the named steps of a poll's commit sequence, in the one list below. A build
+// made for tests (CMake option FEEDDIFF_FAILPOINTS, on in the dev, clang and asan presets)
+// kills itself with SIGKILL at the step that the environment variable FEEDDIFF_FAILPOINT
+// names, so that a test can stop a real `feeddiff poll` exactly between two writes and check
+// what the next poll makes of it (tests/poll/poll_failpoint_test.cc). Any other build,
+// release and installed ones included, never reads the variable: failpoint() does nothing.
+//
+// Shared by store (which writes packs, refs and the index) and poll (which writes the state
+// and the item summary cache); core is the one module both see.
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace feeddiff {
+
+/// A step of the commit sequence, in the order a poll that records a change reaches them.
+enum class Failpoint {
+  pack_written,     ///< the pack and its index written and fsync'd, under temporary names
+  pack_renamed,     ///< the .pack renamed into objects/pack, its .idx not yet
+  pack_in_place,    ///< pack and index in place; nothing names the new objects yet
+  checkout_marked,  ///< the checkout marker written; the branch not moved yet
+  branch_moved,     ///< the branch names the new commit; index and work tree not updated
+  checkout_done,    ///< index and work tree updated; the checkout marker still there
+  flushed,          ///< the marker removed: the batch is complete; the state not saved yet
+  state_saved,      ///< state.json saved (new validators); no item summary derived yet
+  summary_cached,   ///< one change's item summary in the cache
+};
+
+/// Each Failpoint's name (what FEEDDIFF_FAILPOINT takes), in the enum's order.
+inline constexpr std::array<std::string_view, 9> kFailpointNames = {
+    "pack-written",  "pack-renamed", "pack-in-place", "checkout-marked", "branch-moved",
+    "checkout-done", "flushed",      "state-saved",   "summary-cached",
+};
+
+static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::summary_cached) + 1,
+              "a name for every step, in the enum's order");
+
+/// The step's name.
+constexpr std::string_view failpoint_name(Failpoint step) {
+  return kFailpointNames[static_cast<std::size_t>(step)];
+}
+
+/// True in a build made for tests, where failpoint() reads the environment.
+bool failpoints_built();
+
+/// In a build made for tests: appends the step's name to the file FEEDDIFF_FAILPOINT_TRACE
+/// names (when set), then kills this process with SIGKILL, flushing nothing, when
+/// FEEDDIFF_FAILPOINT names this step. Elsewhere: nothing.
+void failpoint(Failpoint step);
+
+}  // namespace feeddiff
