@@ -180,6 +180,9 @@ std::optional<TimeMs> parse_http_date(std::string_view text) {
   return to_ms(y, mo, d, h, mi, sec == 60 ? 59 : sec, 0);
 }
 
+// The longest duration accepted, in ms: 100 years of 365 days.
+constexpr TimeMs kMaxDuration = 100LL * 365 * 86'400'000;
+
 Result<TimeMs> parse_duration(std::string_view text) {
   std::string_view s = trim(text);
   if (s.empty()) return Error{Errc::usage, "empty duration"};
@@ -218,8 +221,11 @@ Result<TimeMs> parse_duration(std::string_view text) {
     } else if (!bare) {
       return Error{Errc::usage, "bad duration '" + std::string(s) + "': a number lacks its unit"};
     }
-    if (n > 100LL * 365 * 86400)
-      return Error{Errc::usage, "duration '" + std::string(s) + "' is too long"};
+    // Compared in ms, this part and the running total: n alone is in the unit's count, and
+    // n * unit or the sum could pass the range of int64.
+    if (n > kMaxDuration / unit || n * unit > kMaxDuration - total)
+      return Error{Errc::usage,
+                   "duration '" + std::string(s) + "' is too long (100 years at most)"};
     total += n * unit;
   }
   return total;

@@ -41,6 +41,23 @@ TEST_CASE("durations read the units people write and print back the same", "[cor
   CHECK_FALSE(parse_duration(""));
 }
 
+TEST_CASE("a duration past 100 years is refused, in any unit and summed", "[core]") {
+  // 100 years of 365 days is 36,500 days, 5,214 weeks and 2 days, 3,153,600,000 seconds.
+  CHECK(*parse_duration("36500d") == 36'500 * 86'400'000LL);
+  CHECK(*parse_duration("5214w2d") == 36'500 * 86'400'000LL);
+  CHECK(*parse_duration("3153600000") == 3'153'600'000'000LL);
+  for (const char* bad : {"36501d", "5215w", "3153600001", "3153600001s", "36500d1s", "5214w3d",
+                          "99999999w", "3000000000h",
+                          // Each part under the old per-part limit; the sum past int64.
+                          "3000000000w3000000000w3000000000w3000000000w3000000000w3000000000w",
+                          "9223372036854775807", "9223372036854775807w"}) {
+    INFO(bad);
+    auto d = parse_duration(bad);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == Errc::usage);
+  }
+}
+
 TEST_CASE("numbers get thousands separators", "[core]") {
   CHECK(with_thousands(0) == "0");
   CHECK(with_thousands(999) == "999");
