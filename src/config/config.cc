@@ -106,6 +106,10 @@ Result<Config> parse_config(std::string_view text) {
           if (!d) return config_error(value.source(), d.error().message);
           source.every = *d;
         } else if (auto n = value.value<std::int64_t>()) {
+          // Seconds, bounded before they become ms (a product past int64 is undefined).
+          if (*n < 60) return config_error(value.source(), "every must be at least 1m (be polite)");
+          if (*n > 100LL * 365 * 86400)
+            return config_error(value.source(), "every is too long (100 years at most)");
           source.every = *n * 1000;
         } else {
           return config_error(value.source(), "every must be a duration such as \"1h\"");

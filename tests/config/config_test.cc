@@ -43,6 +43,18 @@ TEST_CASE("a broken config names its line and the problem", "[config]") {
   REQUIRE_FALSE(too_often);
 }
 
+TEST_CASE("an every in seconds past 100 years is refused, not wrapped", "[config]") {
+  CHECK(parse_config("[sources.a]\nurl = \"http://x/\"\nevery = 3153600000\n"));
+  // 18446744073709612 s is 60.384 s once the ms wrap past 2^64.
+  for (const char* every : {"3153600001", "18446744073709612", "9223372036854775807",
+                            "-9223372036854775808", "59", "-1"}) {
+    INFO(every);
+    auto r = parse_config(std::string("[sources.a]\nurl = \"http://x/\"\nevery = ") + every + "\n");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == Errc::bad_config);
+  }
+}
+
 TEST_CASE("credentials are split out of a URL and put back only for fetching", "[config]") {
   auto s = split_credentials("https://me:s3cret@example.com:8443/feed?x=1");
   CHECK(s.url == "https://example.com:8443/feed?x=1");
