@@ -296,12 +296,21 @@ class Poller {
   }
 
   // After kAdoptRedirectAfter polls in a row, the source's URL becomes the target, in a
-  // commit of feeddiff.toml that says why. The user's file is edited, not regenerated: its
-  // comments and layout stay.
+  // commit of feeddiff.toml that says why. The user's file is edited, not regenerated (its
+  // comments and layout stay), and not at all while it has uncommitted edits: the commit's
+  // checkout would overwrite them. The redirect then stays pending and is adopted by the first
+  // poll after they are committed or undone.
   std::string adopt_redirect(const SourceConfig& source, SourceState& st, const Job& job) {
     if (st.pending_redirect.empty() || st.pending_redirect_count < kAdoptRedirectAfter) return {};
     const std::string old_url = source.url;
     const std::string new_url = st.pending_redirect;
+    auto dirty = archive_.uncommitted("feeddiff.toml");
+    if (!dirty) return fmt::format("could not adopt the redirect: {}", dirty.error().message);
+    if (*dirty)
+      return fmt::format(
+          "permanent redirect to {} seen {} polls in a row, not adopted: feeddiff.toml has "
+          "uncommitted changes (commit or undo them)",
+          new_url, st.pending_redirect_count);
     auto text = archive_.read_head("feeddiff.toml");
     if (!text) return fmt::format("could not adopt the redirect: {}", text.error().message);
     if (!*text) return "could not adopt the redirect: no feeddiff.toml at HEAD";
