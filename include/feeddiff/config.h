@@ -39,6 +39,12 @@ Result<Config> parse_config(std::string_view text);
 /// The TOML text of a config; parse_config(format_config(c)) == c.
 std::string format_config(const Config& config);
 
+/// feeddiff.toml's text with source `name`'s url set to `url` and every other byte kept
+/// (comments, order, layout): the user's file, edited, not regenerated. Errc::bad_config when
+/// the text does not parse or has no such source.
+Result<std::string> set_source_url(std::string_view text, std::string_view name,
+                                   std::string_view url);
+
 /// Splits `https://user:pw@host/x` into the URL without credentials and `user:pw`.
 struct SplitUrl {
   std::string url;          ///< without user:password@

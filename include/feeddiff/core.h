@@ -29,7 +29,8 @@ std::string format_http_date(TimeMs t);
 /// Parses an HTTP date: IMF-fixdate, the obsolete RFC 850 and asctime forms; nullopt otherwise.
 std::optional<TimeMs> parse_http_date(std::string_view text);
 
-/// Parses `90s`, `15m`, `1h`, `1h30m`, `2d`, `1w` or a bare number of seconds, into ms.
+/// Parses `90s`, `15m`, `1h`, `1h30m`, `2d`, `1w` or a bare number of seconds, into ms; 100
+/// years at most.
 Result<TimeMs> parse_duration(std::string_view text);
 
 /// The shortest exact form parse_duration reads back: `1h30m`, `2d`, `45s`.

@@ -150,6 +150,9 @@ class Archive {
   Result<std::optional<std::string>> read_head(std::string_view path) const;
   /// The URL of the `origin` remote, if there is one.
   std::optional<std::string> origin_url() const;
+  /// Whether the work tree's or the index's copy of path differs from the branch's (edits a
+  /// commit of path would overwrite); false for a path that is nowhere.
+  Result<bool> uncommitted(std::string_view path) const;
 
   /// `.git/feeddiff/cache`: values that can always be recomputed (deleting it loses nothing).
   std::string cache_dir() const;

@@ -4,6 +4,7 @@
 // change rewrites that change's page, its source's page, the index and the Atom feed.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -47,12 +48,21 @@ std::string one_cell(std::string text) {
   return text;
 }
 
+// A commit id as the archive writes them (libgit2's SHA-1 hex). The manifest's ids name files
+// the site writes and removes: anything else in that column is not the site's own.
+bool is_commit_id(std::string_view id) {
+  return id.size() == 40 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 // The manifest remembers, per rendered commit, what the index and source pages list, so a
 // later run needs no diff of a commit it has rendered. Its first line is the render key:
 // pages made with other limits or another layout are rendered again.
 struct Manifest {
   std::string key;
   std::map<std::string, SiteChange> changes;  // by commit id
+  std::size_t ignored = 0;                    // rows that were not the site's own
 
   static Manifest load(const std::string& path) {
     Manifest m;
@@ -67,7 +77,10 @@ struct Manifest {
       for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
         cells.push_back(line.substr(start, tab - start));
       cells.push_back(line.substr(start));
-      if (cells.size() != 7) continue;
+      if (cells.size() != 7 || !is_commit_id(cells[0])) {
+        ++m.ignored;
+        continue;
+      }
       SiteChange c;
       c.id = cells[0];
       c.source = cells[1];
@@ -91,6 +104,21 @@ struct Manifest {
     return out;
   }
 };
+
+// Whether path lies strictly inside top once symlinks above it are resolved: the site removes
+// nothing that is not its own, whatever the manifest or a link in DIR says. (The last
+// component is not resolved: removing a link removes the link, not what it points to.)
+bool strictly_inside(const fs::path& top, const fs::path& path) {
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(top, ec);
+  if (ec) return false;
+  const fs::path lexical = path.lexically_normal();
+  if (!lexical.has_filename()) return false;
+  const fs::path parent = fs::weakly_canonical(lexical.parent_path(), ec);
+  if (ec) return false;
+  const fs::path rel = (parent / lexical.filename()).lexically_relative(base);
+  return !rel.empty() && *rel.begin() != "." && *rel.begin() != "..";
+}
 
 Status make_dirs(const fs::path& dir) {
   std::error_code ec;
@@ -214,8 +242,10 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
       continue;
     }
     std::error_code ec;
-    fs::remove(top / it->second.href, ec);
-    fs::remove_all(top / "raw" / it->first, ec);
+    if (const fs::path page = top / it->second.href; strictly_inside(top, page))
+      fs::remove(page, ec);
+    if (const fs::path raw = top / "raw" / it->first; strictly_inside(top, raw))
+      fs::remove_all(raw, ec);
     ++writes.removed;
     it = manifest.changes.erase(it);
   }
@@ -261,6 +291,9 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   if (auto ok = write_if_changed(top / kManifest, manifest.text(), not_counted); !ok)
     return ok.error();
 
+  if (manifest.ignored)
+    write_out(fmt::format("site: ignored {} malformed row{} of {}\n", manifest.ignored,
+                          manifest.ignored == 1 ? "" : "s", (top / kManifest).string()));
   write_out(fmt::format("site: {} change{}, {} source{}; wrote {} file{}, {} unchanged{} ({})\n",
                         with_thousands(changes.size()), changes.size() == 1 ? "" : "s",
                         with_thousands(listed.size()), listed.size() == 1 ? "" : "s",

@@ -33,9 +33,10 @@ std::string ago(TimeMs then, TimeMs now) {
   return rough(now - then) + " ago";
 }
 
-// The pieces of one source's line, in reading order.
+// The pieces of one source's line, in reading order. config_dirty: feeddiff.toml has
+// uncommitted changes, which hold back the adoption of a redirect (see poll).
 std::string status_line(const SourceConfig& source, const SourceState& st, TimeMs now,
-                        std::size_t name_width) {
+                        std::size_t name_width, bool config_dirty) {
   std::vector<std::string> parts;
   if (st.last_result.empty()) {
     parts.push_back("never polled");
@@ -58,7 +59,14 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
   } else {
     parts.push_back(fmt::format("next poll in {}", rough(st.next_due - now)));
   }
-  if (!st.pending_redirect.empty())
+  if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter)
+    parts.push_back(fmt::format(
+        "permanent redirect to {} seen {} polls in a row, {}", st.pending_redirect,
+        st.pending_redirect_count,
+        config_dirty
+            ? "not adopted while feeddiff.toml has uncommitted changes (commit or undo them)"
+            : "adopted by the next poll that sees it"));
+  else if (!st.pending_redirect.empty())
     parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
                                 st.pending_redirect, st.pending_redirect_count,
                                 kAdoptRedirectAfter));
@@ -181,12 +189,20 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
   }
   std::size_t width = 0;
   for (const auto* source : sources) width = std::max(width, source->name.size());
+  // Asked of git only when some redirect waits on it.
+  bool config_dirty = false;
+  for (const auto& [name, st] : state->sources)
+    if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter) {
+      auto dirty = archive->uncommitted("feeddiff.toml");
+      config_dirty = dirty && *dirty;
+      break;
+    }
   std::string out;
   std::size_t failing = 0, disabled = 0, due = 0;
   for (const auto* source : sources) {
     auto it = state->sources.find(source->name);
     const SourceState st = it == state->sources.end() ? SourceState{} : it->second;
-    out += status_line(*source, st, *now, width);
+    out += status_line(*source, st, *now, width, config_dirty);
     failing += st.consecutive_failures > 0 && !st.disabled;
     disabled += st.disabled;
     due += !st.disabled && st.next_due <= *now;

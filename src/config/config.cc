@@ -48,6 +48,22 @@ std::string key(std::string_view name) {
   return bare ? std::string(name) : quote(name);
 }
 
+// The byte offset of a toml++ position: lines from 1, columns from 1 in code points.
+std::optional<std::size_t> byte_offset(std::string_view text, const toml::source_position& at) {
+  std::size_t pos = 0;
+  for (toml::source_index line = 1; line < at.line; ++line) {
+    pos = text.find('\n', pos);
+    if (pos == std::string_view::npos) return std::nullopt;
+    ++pos;
+  }
+  for (toml::source_index column = 1; column < at.column; ++column) {
+    if (pos >= text.size() || text[pos] == '\n') return std::nullopt;
+    ++pos;
+    while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+  }
+  return pos;
+}
+
 Error config_error(const toml::source_region& where, std::string_view what) {
   return Error{Errc::bad_config, fmt::format("feeddiff.toml line {}: {}", where.begin.line, what)};
 }
@@ -106,6 +122,10 @@ Result<Config> parse_config(std::string_view text) {
           if (!d) return config_error(value.source(), d.error().message);
           source.every = *d;
         } else if (auto n = value.value<std::int64_t>()) {
+          // Seconds, bounded before they become ms (a product past int64 is undefined).
+          if (*n < 60) return config_error(value.source(), "every must be at least 1m (be polite)");
+          if (*n > 100LL * 365 * 86400)
+            return config_error(value.source(), "every is too long (100 years at most)");
           source.every = *n * 1000;
         } else {
           return config_error(value.source(), "every must be a duration such as \"1h\"");
@@ -158,6 +178,42 @@ std::string format_config(const Config& config) {
     if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
   }
   return out.str();
+}
+
+// toml++ parses but does not write back what it read (a serialized table loses comments and
+// layout), so the one value is spliced into the text at the place toml++ says it is, and the
+// result is parsed again to check that only that url changed.
+Result<std::string> set_source_url(std::string_view text, std::string_view name,
+                                   std::string_view url) {
+  auto before = parse_config(text);
+  if (!before) return before.error();
+  SourceConfig* source = before->find(name);
+  if (!source)
+    return Error{Errc::bad_config, fmt::format("feeddiff.toml has no source '{}'", name)};
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view{"feeddiff.toml"});
+  } catch (const toml::parse_error& e) {
+    return Error{Errc::bad_config, fmt::format("feeddiff.toml: {}", e.description())};
+  }
+  const toml::node* value = root["sources"][name]["url"].node();
+  const Error unplaced{Errc::bad_config,
+                       fmt::format("cannot find the url of source '{}' in feeddiff.toml", name)};
+  if (!value) return unplaced;
+  auto begin = byte_offset(text, value->source().begin);
+  auto end = byte_offset(text, value->source().end);
+  if (!begin || !end || *end <= *begin || *end > text.size()) return unplaced;
+  // A string token starts and ends with its quote.
+  const char quote_char = text[*begin];
+  if ((quote_char != '"' && quote_char != '\'') || text[*end - 1] != quote_char) return unplaced;
+
+  std::string out(text.substr(0, *begin));
+  out += quote(url);
+  out += text.substr(*end);
+  source->url = std::string(url);
+  auto after = parse_config(out);
+  if (!after || format_config(*after) != format_config(*before)) return unplaced;
+  return out;
 }
 
 SplitUrl split_credentials(std::string_view url) {

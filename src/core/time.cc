@@ -62,9 +62,17 @@ constexpr const char* kWeekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "
 constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
+int days_in_month(std::int64_t y, int mo) {
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+  return mo == 2 && leap ? 29 : kDays[mo - 1];
+}
+
+// A day past the month's end (31 February) is no date: days_from_civil would silently roll it
+// into the next month.
 bool valid_civil(std::int64_t y, int mo, int d, int h, int mi, int s) {
-  return y >= 1 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 &&
-         mi >= 0 && mi <= 59 && s >= 0 && s <= 60;
+  return y >= 1 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= days_in_month(y, mo) &&
+         h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 60;
 }
 
 TimeMs to_ms(std::int64_t y, int mo, int d, int h, int mi, int s, int ms) {
@@ -180,6 +188,9 @@ std::optional<TimeMs> parse_http_date(std::string_view text) {
   return to_ms(y, mo, d, h, mi, sec == 60 ? 59 : sec, 0);
 }
 
+// The longest duration accepted, in ms: 100 years of 365 days.
+constexpr TimeMs kMaxDuration = 100LL * 365 * 86'400'000;
+
 Result<TimeMs> parse_duration(std::string_view text) {
   std::string_view s = trim(text);
   if (s.empty()) return Error{Errc::usage, "empty duration"};
@@ -218,8 +229,11 @@ Result<TimeMs> parse_duration(std::string_view text) {
     } else if (!bare) {
       return Error{Errc::usage, "bad duration '" + std::string(s) + "': a number lacks its unit"};
     }
-    if (n > 100LL * 365 * 86400)
-      return Error{Errc::usage, "duration '" + std::string(s) + "' is too long"};
+    // Compared in ms, this part and the running total: n alone is in the unit's count, and
+    // n * unit or the sum could pass the range of int64.
+    if (n > kMaxDuration / unit || n * unit > kMaxDuration - total)
+      return Error{Errc::usage,
+                   "duration '" + std::string(s) + "' is too long (100 years at most)"};
     total += n * unit;
   }
   return total;

@@ -298,24 +298,36 @@ class Poller {
   }
 
   // After kAdoptRedirectAfter polls in a row, the source's URL becomes the target, in a
-  // commit of feeddiff.toml that says why.
+  // commit of feeddiff.toml that says why. The user's file is edited, not regenerated (its
+  // comments and layout stay), and not at all while it has uncommitted edits: the commit's
+  // checkout would overwrite them. The redirect then stays pending and is adopted by the first
+  // poll after they are committed or undone.
   std::string adopt_redirect(const SourceConfig& source, SourceState& st, const Job& job) {
     if (st.pending_redirect.empty() || st.pending_redirect_count < kAdoptRedirectAfter) return {};
-    SourceConfig* mutable_source = config_.find(source.name);
-    const std::string old_url = mutable_source->url;
+    const std::string old_url = source.url;
     const std::string new_url = st.pending_redirect;
-    mutable_source->url = new_url;
+    auto dirty = archive_.uncommitted("feeddiff.toml");
+    if (!dirty) return fmt::format("could not adopt the redirect: {}", dirty.error().message);
+    if (*dirty)
+      return fmt::format(
+          "permanent redirect to {} seen {} polls in a row, not adopted: feeddiff.toml has "
+          "uncommitted changes (commit or undo them)",
+          new_url, st.pending_redirect_count);
+    auto text = archive_.read_head("feeddiff.toml");
+    if (!text) return fmt::format("could not adopt the redirect: {}", text.error().message);
+    if (!*text) return "could not adopt the redirect: no feeddiff.toml at HEAD";
+    auto edited = set_source_url(**text, source.name, new_url);
+    if (!edited) return fmt::format("could not adopt the redirect: {}", edited.error().message);
     CommitRequest request;
     request.author_time = request.commit_time = now_;
     request.message = fmt::format(
         "{}: moved to {}\n\nSource: {}\nRedirect-Adopted: {} -> {}\nRedirect-Seen: {} polls in "
         "a row\n",
         source.name, new_url, source.name, old_url, new_url, st.pending_redirect_count);
-    request.files.push_back({"feeddiff.toml", format_config(config_)});
-    if (auto c = archive_.commit(request); !c) {
-      mutable_source->url = old_url;
+    request.files.push_back({"feeddiff.toml", std::move(*edited)});
+    if (auto c = archive_.commit(request); !c)
       return fmt::format("could not adopt the redirect: {}", c.error().message);
-    }
+    config_.find(source.name)->url = new_url;
     // Credentials follow the source only to the same host.
     if (!job.credentials.empty() && host_of(new_url) != host_of(old_url))
       (void)save_credentials(archive_, source.name, "");

@@ -38,6 +38,14 @@ std::optional<long long> rss_ttl(std::string_view body) {
   return parse_number(head.substr(open + 5, close - open - 5));
 }
 
+// count units in ms, saturated at kMaxHint: the count is the server's to choose, and a product
+// past the range of int64 would be undefined behaviour, not a long delay.
+TimeMs capped_ms(long long count, TimeMs unit) {
+  if (count <= 0) return 0;
+  if (count >= kMaxHint / unit) return kMaxHint;
+  return count * unit;
+}
+
 }  // namespace
 
 TimeMs freshness_hint(const FetchResponse& r) {
@@ -45,21 +53,22 @@ TimeMs freshness_hint(const FetchResponse& r) {
   long long age = 0;
   if (const Header* h = r.header("age")) age = parse_number(h->value).value_or(0);
   if (const Header* h = r.header("cache-control"))
-    if (auto m = max_age(h->value)) hint = std::max<TimeMs>(hint, (*m - age) * 1000);
+    if (auto m = max_age(h->value))
+      if (*m > age) hint = std::max(hint, capped_ms(*m - age, 1000));
   if (const Header* expires = r.header("expires")) {
     const Header* date = r.header("date");
     auto e = parse_http_date(expires->value);
     auto d = date ? parse_http_date(date->value) : std::nullopt;
     if (e && d) hint = std::max<TimeMs>(hint, *e - *d);
   }
-  if (auto ttl = rss_ttl(r.body)) hint = std::max<TimeMs>(hint, *ttl * 60'000);
+  if (auto ttl = rss_ttl(r.body)) hint = std::max(hint, capped_ms(*ttl, 60'000));
   return std::clamp<TimeMs>(hint, 0, kMaxHint);
 }
 
 std::optional<TimeMs> retry_after(const FetchResponse& r, TimeMs now) {
   const Header* h = r.header("retry-after");
   if (!h) return std::nullopt;
-  if (auto seconds = parse_number(h->value)) return std::min<TimeMs>(*seconds * 1000, kMaxHint);
+  if (auto seconds = parse_number(h->value)) return capped_ms(*seconds, 1000);
   if (auto when = parse_http_date(h->value)) {
     TimeMs base = now;
     if (const Header* date = r.header("date"))

@@ -571,6 +571,15 @@ Result<std::optional<std::string>> Archive::read_head(std::string_view path) con
   return read(git::to_hex(*git_commit_id(head->value().get())), path);
 }
 
+Result<bool> Archive::uncommitted(std::string_view path) const {
+  const std::string p(path);
+  unsigned int flags = 0;
+  const int rc = git_status_file(&flags, impl_->repo.get(), p.c_str());
+  if (rc == GIT_ENOTFOUND) return false;
+  if (rc != 0) return git::last_error("reading the status of " + p);
+  return (flags & ~static_cast<unsigned int>(GIT_STATUS_IGNORED)) != 0;
+}
+
 Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) const {
   git_repository* repo = impl_->repo.get();
   auto commit = lookup_commit(repo, commit_id);

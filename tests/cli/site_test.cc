@@ -194,3 +194,40 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   CHECK(touched == expected);
   CHECK(slurp(site + "/feed.atom").find("urn:feeddiff:commit:" + new_head) != std::string::npos);
 }
+
+TEST_CASE("a crafted site manifest cannot make site remove anything outside its directory",
+          "[cli]") {
+  HistoryArchive history;
+  int ollama = 1;
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  const std::string out = make_temp_dir("site-crafted");
+  const std::string site = out + "/public";
+  run_site(history.dir(), site);
+
+  // Beside the site: what `raw/../../victim` and `changes/../../victim.html` name, and a
+  // directory named by an absolute id (`top / "raw" / "/abs"` is "/abs").
+  fs::create_directories(out + "/victim");
+  spit(out + "/victim/sentinel", "keep me");
+  spit(out + "/victim.html", "keep me too");
+  fs::create_directories(out + "/absolute");
+  spit(out + "/absolute/sentinel", "and me");
+  // The rows keep the manifest's key, so the run reads them as its own.
+  const std::string manifest = slurp(site + "/.feeddiff-site.tsv");
+  const std::string key = manifest.substr(0, manifest.find('\n') + 1);
+  std::string crafted = manifest;
+  for (const std::string& id : {std::string("../../victim"), out + "/absolute", std::string("..")})
+    crafted += id + "\tollama\t2025-01-01T00:00:00.000Z\t1\t1\tcrafted\t\n";
+  spit(site + "/.feeddiff-site.tsv", crafted);
+
+  auto r = run_feeddiff({"-C", history.dir(), "site", site});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("site: ignored 3 malformed rows of") != std::string::npos);
+  CHECK(slurp(out + "/victim/sentinel") == "keep me");
+  CHECK(slurp(out + "/victim.html") == "keep me too");
+  CHECK(slurp(out + "/absolute/sentinel") == "and me");
+  CHECK(fs::exists(site + "/raw"));
+  // The rewritten manifest is the site's own again: the crafted rows are gone.
+  CHECK(slurp(site + "/.feeddiff-site.tsv") == manifest);
+  CHECK(key.starts_with("feeddiff-site "));
+}

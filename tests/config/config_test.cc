@@ -43,6 +43,18 @@ TEST_CASE("a broken config names its line and the problem", "[config]") {
   REQUIRE_FALSE(too_often);
 }
 
+TEST_CASE("an every in seconds past 100 years is refused, not wrapped", "[config]") {
+  CHECK(parse_config("[sources.a]\nurl = \"http://x/\"\nevery = 3153600000\n"));
+  // 18446744073709612 s is 60.384 s once the ms wrap past 2^64.
+  for (const char* every : {"3153600001", "18446744073709612", "9223372036854775807",
+                            "-9223372036854775808", "59", "-1"}) {
+    INFO(every);
+    auto r = parse_config(std::string("[sources.a]\nurl = \"http://x/\"\nevery = ") + every + "\n");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == Errc::bad_config);
+  }
+}
+
 TEST_CASE("credentials are split out of a URL and put back only for fetching", "[config]") {
   auto s = split_credentials("https://me:s3cret@example.com:8443/feed?x=1");
   CHECK(s.url == "https://example.com:8443/feed?x=1");
@@ -51,4 +63,38 @@ TEST_CASE("credentials are split out of a URL and put back only for fetching", "
   auto plain = split_credentials("https://example.com/a@b");
   CHECK(plain.url == "https://example.com/a@b");
   CHECK(plain.credentials.empty());
+}
+
+TEST_CASE("setting a source's url edits that one value and keeps every other byte", "[config]") {
+  const std::string url = "https://new.example/feed?a=\"b\"";
+  const std::string quoted = "\"https://new.example/feed?a=\\\"b\\\"\"";
+  struct Case {
+    std::string before, after;
+  };
+  const Case cases[] = {
+      // Comments, odd spacing, another source with the same url, CRLF line ends.
+      {"# mine\r\n[sources.b]\r\nurl='http://old/'\r\n\r\n[sources.a] # first\r\n  url   =   "
+       "\"http://old/\"   # the feed\r\nevery = 3600\r\n",
+       "# mine\r\n[sources.b]\r\nurl='http://old/'\r\n\r\n[sources.a] # first\r\n  url   =   " +
+           quoted + "   # the feed\r\nevery = 3600\r\n"},
+      // Dotted keys, multi-byte characters before the value on its line.
+      {"sources.a.every = \"2h\" # ünïcödé\nsources.a.url = 'http://old/ü'\n",
+       "sources.a.every = \"2h\" # ünïcödé\nsources.a.url = " + quoted + "\n"},
+      // An inline table, a literal multi-line string.
+      {"[sources]\na = { ignore = [\"ü\"], url = '''\nhttp://old/''', every = \"1h\" }\n",
+       "[sources]\na = { ignore = [\"ü\"], url = " + quoted + ", every = \"1h\" }\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.before);
+    auto edited = set_source_url(c.before, "a", url);
+    REQUIRE(edited);
+    CHECK(*edited == c.after);
+    auto config = parse_config(*edited);
+    REQUIRE(config);
+    CHECK(config->find("a")->url == url);
+  }
+  auto missing = set_source_url("[sources.a]\nurl = \"http://x/\"\n", "b", url);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == Errc::bad_config);
+  CHECK_FALSE(set_source_url("[sources.a\n", "a", url));
 }

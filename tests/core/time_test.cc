@@ -27,6 +27,32 @@ TEST_CASE("HTTP dates parse in all three forms the RFC allows", "[core]") {
   CHECK_FALSE(parse_http_date(""));
 }
 
+TEST_CASE("a day past the end of its month is no date in any form", "[core]") {
+  // 2024 is a leap year, 2026 is not, 1900 is not (a century), 2000 is (divisible by 400).
+  CHECK(parse_iso8601("2024-02-29T12:00:00Z") ==
+        *parse_iso8601("2024-03-01T12:00:00Z") - 86'400'000);
+  CHECK(parse_iso8601("2000-02-29T00:00:00Z"));
+  CHECK(parse_iso8601("2026-04-30T00:00:00Z"));
+  CHECK(parse_iso8601("2026-01-31T00:00:00Z"));
+  CHECK(parse_http_date("Thu, 29 Feb 2024 12:00:00 GMT") == parse_iso8601("2024-02-29T12:00:00Z"));
+  CHECK(parse_http_date("Thursday, 29-Feb-24 12:00:00 GMT") ==
+        parse_iso8601("2024-02-29T12:00:00Z"));
+  CHECK(parse_http_date("Thu Feb 29 12:00:00 2024") == parse_iso8601("2024-02-29T12:00:00Z"));
+  for (const char* bad : {"2026-02-31T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+                          "1900-02-29T00:00:00Z", "2026-02-30T00:00:00.000Z"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_iso8601(bad));
+  }
+  for (const char* bad :
+       {"Tue, 31 Feb 2026 00:00:00 GMT", "Sun, 29 Feb 2026 00:00:00 GMT",
+        "Fri, 31 Apr 2026 00:00:00 GMT", "Tuesday, 31-Feb-26 00:00:00 GMT",
+        "Sunday, 29-Feb-26 00:00:00 GMT", "Friday, 31-Apr-26 00:00:00 GMT",
+        "Tue Feb 31 00:00:00 2026", "Sun Feb 29 00:00:00 2026", "Fri Apr 31 00:00:00 2026"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_http_date(bad));
+  }
+}
+
 TEST_CASE("durations read the units people write and print back the same", "[core]") {
   CHECK(*parse_duration("90s") == 90'000);
   CHECK(*parse_duration("15m") == 900'000);
@@ -39,6 +65,23 @@ TEST_CASE("durations read the units people write and print back the same", "[cor
   CHECK_FALSE(parse_duration("h"));
   CHECK_FALSE(parse_duration("1h30"));
   CHECK_FALSE(parse_duration(""));
+}
+
+TEST_CASE("a duration past 100 years is refused, in any unit and summed", "[core]") {
+  // 100 years of 365 days is 36,500 days, 5,214 weeks and 2 days, 3,153,600,000 seconds.
+  CHECK(*parse_duration("36500d") == 36'500 * 86'400'000LL);
+  CHECK(*parse_duration("5214w2d") == 36'500 * 86'400'000LL);
+  CHECK(*parse_duration("3153600000") == 3'153'600'000'000LL);
+  for (const char* bad : {"36501d", "5215w", "3153600001", "3153600001s", "36500d1s", "5214w3d",
+                          "99999999w", "3000000000h",
+                          // Each part under the old per-part limit; the sum past int64.
+                          "3000000000w3000000000w3000000000w3000000000w3000000000w3000000000w",
+                          "9223372036854775807", "9223372036854775807w"}) {
+    INFO(bad);
+    auto d = parse_duration(bad);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == Errc::usage);
+  }
 }
 
 TEST_CASE("numbers get thousands separators", "[core]") {

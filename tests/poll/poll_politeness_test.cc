@@ -83,3 +83,38 @@ TEST_CASE("Cache-Control max-age minus Age, Expires and <ttl> push the next poll
   REQUIRE(archive({"poll"}).exit_code == 0);
   CHECK(server.request_count() == 3);
 }
+
+TEST_CASE("huge max-age, Age, <ttl> and Retry-After saturate at the longest hint", "[poll]") {
+  // Each number times 1000 (or 60,000) is past int64: undefined behaviour before the cap, and
+  // in practice a wrapped, negative delay that polled the source again at once.
+  const std::string huge = "9223372036854775807";
+  HttpServer server([&](const RecordedRequest& request) {
+    if (request.target == "/max-age")
+      return Reply{.headers = {{"Cache-Control", "max-age=9223372036854776"}},
+                   .body = rss("max-age")};
+    if (request.target == "/max-age-17-digits")
+      return Reply{.headers = {{"Cache-Control", "max-age=99999999999999999"}},
+                   .body = rss("max-age-17-digits")};
+    if (request.target == "/age")
+      return Reply{.headers = {{"Cache-Control", "max-age=10"}, {"Age", huge}}, .body = rss("age")};
+    if (request.target == "/retry-after")
+      return Reply{.status = 503, .headers = {{"Retry-After", huge}}};
+    std::string body = rss("ttl");
+    body.insert(body.find("<item>"), "<ttl>" + huge + "</ttl>");
+    return Reply{.body = body};
+  });
+  CliArchive archive("polite-huge-hints", "2026-10-01T06:00:00.000Z");
+  for (const char* name : {"max-age", "max-age-17-digits", "age", "ttl", "retry-after"})
+    REQUIRE(archive({"add", name, server.url(std::string("/") + name)}).exit_code == 0);
+  auto r = archive({"poll"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 1);  // the 503
+  // kMaxHint: a week at most.
+  const std::string week = "2026-10-08T06:00:00.000Z";
+  CHECK(status_json(archive, "max-age")["next_due"] == week);
+  CHECK(status_json(archive, "max-age-17-digits")["next_due"] == week);
+  CHECK(status_json(archive, "ttl")["next_due"] == week);
+  CHECK(status_json(archive, "retry-after")["next_due"] == week);
+  // An Age past max-age: stale already, so the interval alone decides.
+  CHECK(status_json(archive, "age")["next_due"] == "2026-10-01T07:00:00.000Z");
+}

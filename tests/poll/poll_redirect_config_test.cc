@@ -1,0 +1,126 @@
+// Adopting a permanent redirect edits the user's feeddiff.toml: the one url, in place, every
+// other byte kept; and never over uncommitted edits, which the commit's checkout would
+// overwrite (the redirect then waits, and poll and status say why).
+
+#include <atomic>
+#include <catch2/catch.hpp>
+
+#include "poll/poll_helpers.h"
+
+using namespace feeddiff::test;
+
+namespace {
+
+// /old answers 301 to /new, which serves a new version of the feed each time.
+HttpServer moving_server() {
+  auto versions = std::make_shared<std::atomic<int>>(0);
+  return HttpServer([versions](const RecordedRequest& request) {
+    if (request.target == "/old") return Reply{.status = 301, .headers = {{"Location", "/new"}}};
+    return Reply{.body = rss("v" + std::to_string(++*versions))};
+  });
+}
+
+void commit_config(CliArchive& archive, const std::string& text) {
+  spit(archive.dir() + "/feeddiff.toml", text);
+  REQUIRE(archive
+              .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "my config",
+                    "feeddiff.toml"})
+              .exit_code == 0);
+}
+
+// Polls at the next hour of the three (the sources poll hourly).
+RunResult poll_at(CliArchive& archive, const char* now) {
+  archive.set_now(now);
+  auto r = archive({"poll"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  return r;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+constexpr const char* kTimes[] = {"2026-10-01T06:00:00.000Z", "2026-10-01T07:00:00.000Z",
+                                  "2026-10-01T08:00:00.000Z", "2026-10-01T09:00:00.000Z"};
+
+}  // namespace
+
+TEST_CASE("an adopted redirect changes only the url in feeddiff.toml, comments and all kept",
+          "[poll]") {
+  HttpServer server = moving_server();
+  CliArchive archive("redirect-config-bytes", kTimes[0]);
+  const std::string old_url = server.url("/old"), new_url = server.url("/new");
+  REQUIRE(archive({"add", "moving", old_url}).exit_code == 0);
+  const std::string neighbour_url = server.url("/another");
+  auto layout = [&](const std::string& url) {
+    return "# My feeds, by hand.\n\n[sources.another]   # a neighbour\nurl = '" + neighbour_url +
+           "'\nevery=\"1h\"\n\n[sources.moving]\n  # was: url = \"" + old_url +
+           "\"\n  url   =   \"" + url + "\"   # keep this comment\n  every = 3600\n";
+  };
+  const std::string mine = layout(old_url);
+  commit_config(archive, mine);
+
+  poll_at(archive, kTimes[0]);
+  poll_at(archive, kTimes[1]);
+  auto third = poll_at(archive, kTimes[2]);
+  CHECK(third.out.find("moving: changed") != std::string::npos);
+  CHECK(third.out.find("adopted permanent redirect: " + old_url + " -> " + new_url) !=
+        std::string::npos);
+
+  // The url's value changed, not the comment above it that holds the same text.
+  const std::string expected = layout(new_url);
+  CHECK(slurp(archive.dir() + "/feeddiff.toml") == expected);
+  CHECK(archive.git({"show", "HEAD:feeddiff.toml"}).out == expected);
+  CHECK(archive.git({"log", "-1", "--format=%s"}).out == "moving: moved to " + new_url + "\n");
+  CHECK(archive.git({"status", "--porcelain"}).out.empty());
+  CHECK(status_json(archive, "moving")["url"] == new_url);
+  CHECK(status_json(archive, "another")["url"] == neighbour_url);
+}
+
+TEST_CASE("a redirect is not adopted over uncommitted edits of feeddiff.toml, and says so",
+          "[poll]") {
+  HttpServer server = moving_server();
+  CliArchive archive("redirect-config-dirty", kTimes[0]);
+  const std::string old_url = server.url("/old"), new_url = server.url("/new");
+  REQUIRE(archive({"add", "moving", old_url}).exit_code == 0);
+  poll_at(archive, kTimes[0]);
+  poll_at(archive, kTimes[1]);
+  const std::string committed = slurp(archive.dir() + "/feeddiff.toml");
+
+  // Edits in progress, not committed.
+  const std::string edited =
+      replaced(committed, "every = \"1h\"", "every = \"1h\"  # slower soon?") + "# TODO\n";
+  spit(archive.dir() + "/feeddiff.toml", edited);
+
+  // The feed's change is still recorded; the redirect waits.
+  const std::string head_before = archive.head();
+  auto third = poll_at(archive, kTimes[2]);
+  CHECK(third.out.find("moving: changed") != std::string::npos);
+  CHECK(third.out.find("permanent redirect to " + new_url +
+                       " seen 3 polls in a row, not adopted: feeddiff.toml has uncommitted "
+                       "changes (commit or undo them)") != std::string::npos);
+  CHECK(slurp(archive.dir() + "/feeddiff.toml") == edited);
+  CHECK(archive.git({"show", "HEAD:feeddiff.toml"}).out == committed);
+  CHECK(archive.git({"rev-list", "--count", head_before.substr(0, 40) + "..HEAD"}).out == "1\n");
+  CHECK(archive.git({"log", "-1", "--format=%s"}).out.starts_with("moving: changed"));
+  auto st = status_json(archive, "moving");
+  CHECK(st["pending_redirect"]["target"] == new_url);
+  CHECK(st["pending_redirect"]["seen"] == 3);
+  CHECK(status_text(archive, "moving")
+            .find("permanent redirect to " + new_url +
+                  " seen 3 polls in a row, not adopted while feeddiff.toml has uncommitted "
+                  "changes (commit or undo them)") != std::string::npos);
+
+  // Once the edits are committed, the next poll adopts it, into the edited file.
+  commit_config(archive, edited);
+  CHECK(status_text(archive, "moving").find("adopted by the next poll that sees it") !=
+        std::string::npos);
+  auto fourth = poll_at(archive, kTimes[3]);
+  CHECK(fourth.out.find("adopted permanent redirect: " + old_url + " -> " + new_url) !=
+        std::string::npos);
+  CHECK(slurp(archive.dir() + "/feeddiff.toml") == replaced(edited, old_url, new_url));
+  CHECK(archive.git({"status", "--porcelain"}).out.empty());
+}
