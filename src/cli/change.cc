@@ -53,14 +53,10 @@ std::vector<HeaderRow> header_rows(const CommitInfo& commit) {
 std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id) {
   // git@host:owner/repo(.git), ssh://git@host/owner/repo, https://host/owner/repo(.git)
   std::string host, path;
-  if (auto scheme = remote.find("://"); scheme != std::string::npos) {
-    std::string rest = remote.substr(scheme + 3);
-    if (auto at = rest.find('@'); at != std::string::npos && at < rest.find('/'))
-      rest = rest.substr(at + 1);
-    auto slash = rest.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    host = rest.substr(0, slash);
-    path = rest.substr(slash + 1);
+  if (const UrlParts url = split_url(remote); url.has_authority) {
+    if (!url.path.starts_with('/')) return std::nullopt;
+    host = url.host;
+    path = url.path.substr(1);
   } else if (auto colon = remote.find(':'); colon != std::string::npos) {
     host = remote.substr(0, colon);
     if (auto at = host.find('@'); at != std::string::npos) host = host.substr(at + 1);
@@ -68,7 +64,6 @@ std::optional<std::string> forge_commit_url(const std::string& remote, const std
   } else {
     return std::nullopt;
   }
-  if (auto port = host.find(':'); port != std::string::npos) host = host.substr(0, port);
   host = to_lower(host);
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (path.ends_with(".git")) path.resize(path.size() - 4);

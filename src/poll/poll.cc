@@ -50,14 +50,13 @@ std::optional<TimeMs> origin_date(const FetchResponse& r) {
   return *d - age * 1000;
 }
 
+// Host and port: credentials follow a source only to the same origin server.
 std::string host_of(std::string_view url) {
-  auto start = url.find("://");
-  if (start == std::string_view::npos) return {};
-  start += 3;
-  auto end = url.find_first_of("/?#", start);
-  std::string_view authority = url.substr(start, end == std::string_view::npos ? end : end - start);
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  return to_lower(authority);
+  const UrlParts parts = split_url(url);
+  if (!parts.has_authority) return {};
+  std::string host = to_lower(parts.host);
+  if (parts.port) host += ":" + std::string(*parts.port);
+  return host;
 }
 
 // For skip_cosmetic: why the change from `before` to `after` is cosmetic only ("lastBuildDate",
