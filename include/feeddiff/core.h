@@ -55,4 +55,26 @@ std::string_view trim(std::string_view s);
 /// ASCII lower case.
 std::string to_lower(std::string_view s);
 
+/// The parts of a URL as written (RFC 3986's generic syntax), found textually: nothing is
+/// decoded or validated, so that URLs libcurl would refuse can still be redacted. Every part
+/// is a view into the argument, which must outlive it.
+struct UrlParts {
+  std::string_view scheme;                   ///< `https`; empty for `//host` or no authority
+  bool has_authority = false;                ///< it began with `scheme://` or `//`
+  std::optional<std::string_view> userinfo;  ///< `user:password`, before the authority's last @
+  std::string_view host;                     ///< `example.com`, `[::1]` (brackets kept)
+  std::optional<std::string_view> port;      ///< after the host's `:` (may be empty)
+  std::string_view path;                     ///< `/feed.xml`; everything before ? or # when
+                                             ///< there is no authority
+  std::optional<std::string_view> query;     ///< after `?`, up to `#`
+  std::optional<std::string_view> fragment;  ///< after `#`
+};
+
+/// Splits a URL into its parts; the one URL splitter of feeddiff (config, fetch, poll and
+/// cli all call it).
+UrlParts split_url(std::string_view url);
+
+/// The URL with any user:password@ removed; safe to write to commits, state and logs.
+std::string redact_url(std::string_view url);
+
 }  // namespace feeddiff

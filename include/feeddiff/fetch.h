@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/result.h"
 
 namespace feeddiff {
@@ -81,9 +82,6 @@ Result<FetchResponse> fetch(const FetchRequest& request, const FetchOptions& opt
 /// Accepts absolute http and https URLs with a host; rejects everything else with
 /// Errc::bad_url and a reason.
 Status check_url(std::string_view url);
-
-/// The URL with any user:password@ removed; safe to write to commits, state and logs.
-std::string redact_url(std::string_view url);
 
 /// `feeddiff/<version> (+<project url>)`.
 std::string default_user_agent();

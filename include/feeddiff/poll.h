@@ -12,6 +12,7 @@
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
+#include "feeddiff/message.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
@@ -105,6 +106,10 @@ std::string source_name_for(std::string_view title, std::string_view url,
 
 /// The path a source's raw body is stored at: raw/<name>/response.xml or .json.
 std::string raw_path(const std::string& name, bool json);
+
+/// A fetched response in the commit message's terms (include/feeddiff/message.h): what a
+/// poll commits of it, and what `fixtures` keeps of it, through record_response.
+RecordedResponse recorded_response(const FetchResponse& response);
 
 /// Reads feeddiff.toml from the archive's work tree.
 Result<Config> load_config(const Archive& archive);

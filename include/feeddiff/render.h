@@ -31,7 +31,7 @@ struct ChangeView {
   std::string source;       ///< source name
   std::uint64_t stored_bytes = 0;        ///< size of the artifact at this commit
   std::string timestamp_kind;            ///< "origin" or "observed"
-  std::vector<HeaderRow> headers;        ///< the 12 recorded-header rows, in the seed's order
+  std::vector<HeaderRow> headers;        ///< the recorded-header rows (message.h's order)
   std::optional<std::string> forge_url;  ///< the commit on GitHub/GitLab/Codeberg, if known
   std::string diff_label;                ///< what was diffed: "raw" or "normalized"
   LineDiff diff;                         ///< the line diff; views bodies the caller keeps alive
@@ -59,9 +59,6 @@ std::string escape_terminal(std::string_view text);
 /// Cuts text to at most max_chars characters (code points), never inside a UTF-8
 /// sequence; true in `cut` when it did.
 std::string_view cut_chars(std::string_view text, std::size_t max_chars, bool* cut);
-
-/// The names of the recorded-header rows, in the reference page's order.
-const std::vector<std::string>& recorded_header_names();
 
 // ===========================================================================================
 // JSON and HTML faces of a change, and the pages of a static site (docs/json.md, docs/site.md)

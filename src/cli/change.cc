@@ -8,59 +8,25 @@
 
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
+#include "feeddiff/message.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
 
-namespace {
-
-// The recorded-header rows, in the reference page's order, from the commit's trailers.
-std::vector<HeaderRow> header_rows(const CommitInfo& commit) {
+std::vector<HeaderRow> recorded_rows(const CommitMessage& message) {
   std::vector<HeaderRow> rows;
-  auto from_trailer = [&](const char* key) -> std::optional<std::string> {
-    if (const std::string* v = commit.trailer(key)) return *v;
-    return std::nullopt;
-  };
-  auto response_header = [&](const std::string& name) -> std::optional<std::string> {
-    for (const auto& t : commit.trailers) {
-      if (to_lower(t.key) != "response-header") continue;
-      auto colon = t.value.find(':');
-      if (colon == std::string::npos) continue;
-      if (to_lower(trim(std::string_view(t.value).substr(0, colon))) == name)
-        return std::string(trim(std::string_view(t.value).substr(colon + 1)));
-    }
-    return std::nullopt;
-  };
-  for (const std::string& name : recorded_header_names()) {
-    HeaderRow row{name, std::nullopt};
-    if (name == "observed_at")
-      row.value = from_trailer("Observed-At");
-    else if (name == "origin_date")
-      row.value = from_trailer("Origin-Date");
-    else if (name == "status")
-      row.value = from_trailer("Status");
-    else if (name == "final URL")
-      row.value = from_trailer("Final-URL");
-    else
-      row.value = response_header(name);
-    rows.push_back(std::move(row));
-  }
+  for (auto& [name, value] : header_rows(message))
+    rows.push_back({std::move(name), std::move(value)});
   return rows;
 }
-
-}  // namespace
 
 std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id) {
   // git@host:owner/repo(.git), ssh://git@host/owner/repo, https://host/owner/repo(.git)
   std::string host, path;
-  if (auto scheme = remote.find("://"); scheme != std::string::npos) {
-    std::string rest = remote.substr(scheme + 3);
-    if (auto at = rest.find('@'); at != std::string::npos && at < rest.find('/'))
-      rest = rest.substr(at + 1);
-    auto slash = rest.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    host = rest.substr(0, slash);
-    path = rest.substr(slash + 1);
+  if (const UrlParts url = split_url(remote); url.has_authority) {
+    if (!url.path.starts_with('/')) return std::nullopt;
+    host = url.host;
+    path = url.path.substr(1);
   } else if (auto colon = remote.find(':'); colon != std::string::npos) {
     host = remote.substr(0, colon);
     if (auto at = host.find('@'); at != std::string::npos) host = host.substr(at + 1);
@@ -68,7 +34,6 @@ std::optional<std::string> forge_commit_url(const std::string& remote, const std
   } else {
     return std::nullopt;
   }
-  if (auto port = host.find(':'); port != std::string::npos) host = host.substr(0, port);
   host = to_lower(host);
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (path.ends_with(".git")) path.resize(path.size() - 4);
@@ -266,12 +231,13 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   v.path_status = chosen->kind == ChangeKind::added     ? "added"
                   : chosen->kind == ChangeKind::deleted ? "deleted"
                                                         : "modified";
-  if (const std::string* s = commit->trailer("Source"))
-    v.source = *s;
+  const CommitMessage message = message_from_trailers(commit->trailers);
+  if (message.source)
+    v.source = *message.source;
   else if (chosen->path.starts_with("raw/"))
     v.source = chosen->path.substr(4, chosen->path.find('/', 4) - 4);
-  v.timestamp_kind = commit->trailer("Origin-Date") ? "origin" : "observed";
-  v.headers = header_rows(*commit);
+  v.timestamp_kind = message.origin_date ? "origin" : "observed";
+  v.headers = recorded_rows(message);
   if (auto remote = archive.origin_url()) v.forge_url = forge_commit_url(*remote, commit->id);
   v.diff_label = "raw";
   if (!compare) return out;

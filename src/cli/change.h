@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "feeddiff/message.h"
 #include "feeddiff/render.h"
 #include "feeddiff/store.h"
 
@@ -42,6 +43,9 @@ void compare_bodies(LoadedChange& change, bool feed, bool normalized,
 /// whose bodies and view are set; ignore names fields whose changes count as cosmetic.
 void add_feed_summary(LoadedChange& change, bool normalized,
                       const std::vector<std::string>& ignore);
+
+/// The "Recorded headers" rows of a version's commit message, as the renderers take them.
+std::vector<HeaderRow> recorded_rows(const CommitMessage& message);
 
 /// The web page of a commit when the archive's origin is on GitHub, GitLab or Codeberg.
 std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id);

@@ -1,22 +1,23 @@
 // feeddiff fixtures check|update DIR [--offline]: keeps recorded feeds for CI. DIR holds a
 // manifest (fixtures.toml, in feeddiff.toml's form: one [sources.NAME] table with the url)
-// and, per fixture, the body as received (NAME/response.xml or .json), the response as
-// trailers (NAME/response.headers) and the canonical document made from the body
-// (NAME/canonical.xml or .json). `update` fetches each URL (conditionally, with the recorded
-// validators) and rewrites a fixture whose body changed; `check` does the same without
-// writing and exits 1 on drift. With --offline nothing is fetched: the derived files are
-// checked against, or regenerated from, the recorded bodies.
+// and, per fixture, the body as received (NAME/response.xml or .json), the response as the
+// trailers of a commit would record it (NAME/response.headers, include/feeddiff/message.h) and the
+// canonical document made from the body (NAME/canonical.xml or .json). `update` fetches each URL
+// (conditionally, with the recorded validators) and rewrites a fixture whose body changed; `check`
+// does the same without writing and exits 1 on drift. With --offline nothing is fetched: the
+// derived files are checked against, or regenerated from, the recorded bodies.
 
 #include <fmt/format.h>
 #include <filesystem>
-#include <sstream>
 
 #include "cli/change.h"
 #include "cli/command.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
+#include "feeddiff/message.h"
 #include "feeddiff/normalize.h"
+#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
 namespace feeddiff::cli {
@@ -39,45 +40,13 @@ struct Recorded {
   fs::path dir;
   std::optional<std::string> body;  // nullopt: never recorded
   std::string extension = "xml";    // of response.* and canonical.*
-  std::vector<Trailer> trailers;    // response.headers
+  CommitMessage response;           // response.headers
 };
 
 std::string extension_for(std::string_view body) {
   const auto first = body.find_first_not_of(" \t\r\n");
   return first != std::string_view::npos && (body[first] == '{' || body[first] == '[') ? "json"
                                                                                        : "xml";
-}
-
-std::vector<Trailer> parse_trailers(std::string_view text) {
-  std::vector<Trailer> out;
-  std::istringstream lines{std::string(text)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto colon = line.find(": ");
-    if (colon == std::string::npos) continue;
-    out.push_back({line.substr(0, colon), line.substr(colon + 2)});
-  }
-  return out;
-}
-
-const std::string* trailer(const std::vector<Trailer>& trailers, std::string_view key) {
-  for (const auto& t : trailers)
-    if (to_lower(t.key) == to_lower(key)) return &t.value;
-  return nullptr;
-}
-
-const std::string* response_header(const std::vector<Trailer>& trailers, std::string_view name) {
-  for (const auto& t : trailers) {
-    if (to_lower(t.key) != "response-header") continue;
-    const auto colon = t.value.find(':');
-    if (colon != std::string::npos && to_lower(trim(t.value.substr(0, colon))) == to_lower(name))
-      return &t.value;
-  }
-  return nullptr;
-}
-
-std::string header_value(const std::string& line) {
-  return std::string(trim(std::string_view(line).substr(line.find(':') + 1)));
 }
 
 Result<std::vector<Recorded>> load_fixtures(const fs::path& dir) {
@@ -103,62 +72,27 @@ Result<std::vector<Recorded>> load_fixtures(const fs::path& dir) {
       }
     }
     if (auto headers = read_file((r.dir / "response.headers").string()))
-      r.trailers = parse_trailers(*headers);
+      r.response = message_from_trailers(parse_trailer_block(*headers));
     out.push_back(std::move(r));
-  }
-  return out;
-}
-
-// The trailers of a response, as a commit records them.
-std::string trailers_text(const FetchResponse& response, TimeMs observed) {
-  std::string out = fmt::format("Observed-At: {}\n", format_iso8601_ms(observed));
-  const Header* date = response.header("Date");
-  const Header* age = response.header("Age");
-  if (date && age)
-    if (auto t = parse_http_date(date->value))
-      out +=
-          fmt::format("Origin-Date: {}\n",
-                      format_iso8601_ms(*t - std::strtoll(age->value.c_str(), nullptr, 10) * 1000));
-  out += fmt::format("Status: {}\nFinal-URL: {}\n", response.status, response.final_url);
-  for (const Header& h : response.headers) {
-    if (to_lower(h.name) == "set-cookie") continue;  // never recorded, as in the archive
-    std::string value = h.name + ": " + h.value;
-    for (char& c : value)
-      if (c == '\n' || c == '\r') c = ' ';
-    out += "Response-Header: " + value + "\n";
   }
   return out;
 }
 
 // The change page of a fixture, as `show` gives it; a fixture has no commit.
 std::string change_summary(const Recorded& fixture, const std::string& new_body,
-                           const std::vector<Trailer>& trailers, std::size_t max_lines) {
+                           const CommitMessage& response, std::size_t max_lines) {
   LoadedChange change;
   change.old_body = fixture.body.value_or("");
   change.new_body = new_body;
   ChangeView& v = change.view;
-  const std::string* status = trailer(trailers, "Status");
   v.title =
-      fmt::format("{}: {} ({} bytes, HTTP {})", fixture.name, fixture.body ? "changed" : "added",
-                  new_body.size(), status ? *status : "?");
+      version_title(fixture.name, !fixture.body, new_body.size(), response.status.value_or("?"));
   v.path = (fs::path(fixture.name) / ("response." + extension_for(new_body))).string();
   v.path_status = fixture.body ? "modified" : "added";
   v.source = fixture.name;
   v.stored_bytes = new_body.size();
-  v.timestamp_kind = trailer(trailers, "Origin-Date") ? "origin" : "observed";
-  for (const std::string& name : recorded_header_names()) {
-    HeaderRow row{name, std::nullopt};
-    const std::string* value = name == "observed_at"   ? trailer(trailers, "Observed-At")
-                               : name == "origin_date" ? trailer(trailers, "Origin-Date")
-                               : name == "status"      ? trailer(trailers, "Status")
-                               : name == "final URL"   ? trailer(trailers, "Final-URL")
-                                                       : nullptr;
-    if (value)
-      row.value = *value;
-    else if (const std::string* line = response_header(trailers, name))
-      row.value = header_value(*line);
-    v.headers.push_back(std::move(row));
-  }
+  v.timestamp_kind = response.origin_date ? "origin" : "observed";
+  v.headers = recorded_rows(response);
   v.diff_label = "raw";
   v.diff = diff_lines(change.old_body, change.new_body);
   add_feed_summary(change, false, {});
@@ -248,10 +182,9 @@ Result<int> online(std::vector<Recorded>& fixtures, bool update, std::size_t max
     FetchRequest request;
     request.url = f.url;
     if (f.body) {
-      if (const std::string* etag = response_header(f.trailers, "etag"))
-        request.if_none_match = header_value(*etag);
-      if (const std::string* modified = response_header(f.trailers, "last-modified"))
-        request.if_modified_since = header_value(*modified);
+      if (const std::string* etag = f.response.header("etag")) request.if_none_match = *etag;
+      if (const std::string* modified = f.response.header("last-modified"))
+        request.if_modified_since = *modified;
     }
     requests.push_back(std::move(request));
   }
@@ -283,10 +216,11 @@ Result<int> online(std::vector<Recorded>& fixtures, bool update, std::size_t max
       write_out(fmt::format("{}: unchanged\n", escape_terminal(f.name)));
       continue;
     }
-    const std::string trailers = trailers_text(*response, *now);
-    write_out(change_summary(f, response->body, parse_trailers(trailers), max_lines));
+    // Exactly the trailers a poll would commit for this response.
+    const CommitMessage recorded = record_response(f.name, recorded_response(*response), *now);
+    write_out(change_summary(f, response->body, recorded, max_lines));
     if (update) {
-      if (auto ok = record(f, response->body, trailers); !ok) return ok.error();
+      if (auto ok = record(f, response->body, format_trailers(recorded)); !ok) return ok.error();
       write_out(fmt::format("{}: updated\n\n", escape_terminal(f.name)));
     } else {
       write_out(fmt::format("{}: drifted (run `feeddiff fixtures update` to record it)\n\n",
@@ -325,7 +259,8 @@ Command fixtures_command(CLI::App& root, const Globals&) {
   [sources.openai-research]
   url = "https://example.com/feed.xml"
 Each fixture NAME is recorded as DIR/NAME/response.xml (or .json), the body byte for byte;
-DIR/NAME/response.headers, the response as trailers (as an archive's commit records it); and
+DIR/NAME/response.headers, the response as trailers (exactly as a poll's commit records it,
+redacted alike); and
 DIR/NAME/canonical.xml (or .json), its canonical document.
 
 check   fetches each URL (conditionally, with the recorded validators) and prints the change

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "feeddiff/poll.h"
@@ -75,89 +76,53 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
   return escape_terminal(line) + "\n";
 }
 
-// A JSON string. Bytes that are not valid UTF-8 (an ETag is whatever a server sent) become
-// U+FFFD, so the output is always valid JSON.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c == '\n') {
-      out += "\\n";
-      ++i;
-    } else if (c == '\t') {
-      out += "\\t";
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\u{:04x}", c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else {
-      const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-      bool valid = len && c <= 0xf4 && i + len <= s.size();
-      for (std::size_t k = 1; valid && k < len; ++k)
-        valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-      if (valid && len >= 3) {
-        const auto c1 = static_cast<unsigned char>(s[i + 1]);
-        // Overlong forms, surrogates and code points past U+10FFFF.
-        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
-            (c == 0xf4 && c1 >= 0x90))
-          valid = false;
-      }
-      if (valid) {
-        out.append(s.substr(i, len));
-        i += len;
-      } else {
-        out += "\\ufffd";
-        ++i;
-      }
-    }
-  }
-  return out + "\"";
+using Json = nlohmann::ordered_json;
+
+Json json_time(TimeMs t) {
+  return t ? Json(format_iso8601_ms(t)) : Json(nullptr);
 }
 
-std::string json_time(TimeMs t) {
-  return t ? json_string(format_iso8601_ms(t)) : "null";
+Json json_text(const std::string& s) {
+  return s.empty() ? Json(nullptr) : Json(s);
 }
 
-std::string json_text(const std::string& s) {
-  return s.empty() ? "null" : json_string(s);
-}
-
+// Keys in a fixed order (ordered_json) so that the same state gives the same bytes. Bytes
+// that are not valid UTF-8 (an ETag is whatever a server sent) become U+FFFD, so the output
+// is always valid JSON.
 std::string status_json(const std::vector<const SourceConfig*>& sources, const State& state,
                         TimeMs now) {
-  std::string out = fmt::format("{{\n  \"now\": {},\n  \"sources\": [", json_time(now));
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const SourceConfig& source = *sources[i];
-    auto it = state.sources.find(source.name);
+  Json list = Json::array();
+  for (const SourceConfig* source : sources) {
+    auto it = state.sources.find(source->name);
     const SourceState st = it == state.sources.end() ? SourceState{} : it->second;
-    std::string redirect = "null";
+    Json redirect = nullptr;
     if (!st.pending_redirect.empty())
-      redirect = fmt::format(R"({{"target": {}, "seen": {}, "adopted_after": {}}})",
-                             json_string(st.pending_redirect), st.pending_redirect_count,
-                             kAdoptRedirectAfter);
-    out += i ? ",\n" : "\n";
-    out += fmt::format(
-        R"(    {{"name": {}, "url": {}, "every_seconds": {}, "last_result": {}, )"
-        R"("last_attempt": {}, "last_status": {}, "last_error": {}, "last_success": {}, )"
-        R"("last_change": {}, "consecutive_failures": {}, "next_due": {}, "due": {}, )"
-        R"("pending_redirect": {}, "disabled": {}, "disabled_reason": {}, "etag": {}, )"
-        R"("last_modified": {}, "items_error": {}}})",
-        json_string(source.name), json_string(redact_url(source.url)), source.every / 1000,
-        json_text(st.last_result), json_time(st.last_attempt),
-        st.last_status ? std::to_string(st.last_status) : "null", json_text(st.last_error),
-        json_time(st.last_success), json_time(st.last_change), st.consecutive_failures,
-        json_time(st.next_due), !st.disabled && st.next_due <= now ? "true" : "false", redirect,
-        st.disabled ? "true" : "false", json_text(st.disabled_reason), json_text(st.etag),
-        json_text(st.last_modified), json_text(st.items_error));
+      redirect = Json{{"target", st.pending_redirect},
+                      {"seen", st.pending_redirect_count},
+                      {"adopted_after", kAdoptRedirectAfter}};
+    Json j;
+    j["name"] = source->name;
+    j["url"] = redact_url(source->url);
+    j["every_seconds"] = source->every / 1000;
+    j["last_result"] = json_text(st.last_result);
+    j["last_attempt"] = json_time(st.last_attempt);
+    j["last_status"] = st.last_status ? Json(st.last_status) : Json(nullptr);
+    j["last_error"] = json_text(st.last_error);
+    j["last_success"] = json_time(st.last_success);
+    j["last_change"] = json_time(st.last_change);
+    j["consecutive_failures"] = st.consecutive_failures;
+    j["next_due"] = json_time(st.next_due);
+    j["due"] = !st.disabled && st.next_due <= now;
+    j["pending_redirect"] = std::move(redirect);
+    j["disabled"] = st.disabled;
+    j["disabled_reason"] = json_text(st.disabled_reason);
+    j["etag"] = json_text(st.etag);
+    j["last_modified"] = json_text(st.last_modified);
+    j["items_error"] = json_text(st.items_error);
+    list.push_back(std::move(j));
   }
-  out += sources.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  const Json doc = {{"now", json_time(now)}, {"sources", std::move(list)}};
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 Result<int> run_status(const Globals& globals, const StatusFlags& flags) {

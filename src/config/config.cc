@@ -217,26 +217,18 @@ Result<std::string> set_source_url(std::string_view text, std::string_view name,
 }
 
 SplitUrl split_credentials(std::string_view url) {
-  SplitUrl out{std::string(url), ""};
-  auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return out;
-  std::size_t authority = scheme_end + 3;
-  std::size_t end = url.find_first_of("/?#", authority);
-  std::string_view host_part = url.substr(
-      authority, end == std::string_view::npos ? std::string_view::npos : end - authority);
-  auto at = host_part.rfind('@');
-  if (at == std::string_view::npos) return out;
-  out.credentials = std::string(host_part.substr(0, at));
-  out.url = std::string(url.substr(0, authority)) + std::string(url.substr(authority + at + 1));
-  return out;
+  const UrlParts parts = split_url(url);
+  return {redact_url(url), std::string(parts.userinfo.value_or(std::string_view()))};
 }
 
 std::string join_credentials(std::string_view url, std::string_view credentials) {
   if (credentials.empty()) return std::string(url);
-  auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  return std::string(url.substr(0, scheme_end + 3)) + std::string(credentials) + "@" +
-         std::string(url.substr(scheme_end + 3));
+  const UrlParts parts = split_url(url);
+  if (!parts.has_authority) return std::string(url);
+  const auto authority = static_cast<std::size_t>(parts.host.data() - url.data()) -
+                         (parts.userinfo ? parts.userinfo->size() + 1 : 0);
+  return std::string(url.substr(0, authority)) + std::string(credentials) + "@" +
+         std::string(url.substr(authority));
 }
 
 }  // namespace feeddiff

@@ -30,36 +30,6 @@ std::string get_part(CURLU* url, CURLUPart part) {
   return owned.get();
 }
 
-bool is_scheme_char(char c, bool first) {
-  bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  if (first) return alpha;
-  return alpha || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
-}
-
-// Where the authority starts: after "scheme://" or a leading "//"; npos when there is none.
-std::size_t authority_start(std::string_view url) {
-  if (url.starts_with("//")) return 2;
-  auto sep = url.find("://");
-  if (sep == std::string_view::npos || sep == 0) return std::string_view::npos;
-  for (std::size_t i = 0; i < sep; ++i)
-    if (!is_scheme_char(url[i], i == 0)) return std::string_view::npos;
-  return sep + 3;
-}
-
-// The userinfo of the URL ("user:password"), found textually; empty when there is none.
-// Works on URLs libcurl would refuse, which is when an error message most needs redacting.
-std::string_view userinfo(std::string_view url, std::size_t* at_out = nullptr) {
-  std::size_t start = authority_start(url);
-  if (start == std::string_view::npos) return {};
-  std::size_t end = url.find_first_of("/?#", start);
-  if (end == std::string_view::npos) end = url.size();
-  std::string_view authority = url.substr(start, end - start);
-  std::size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return {};
-  if (at_out) *at_out = start + at;
-  return authority.substr(0, at);
-}
-
 std::string percent_decode(std::string_view s) {
   auto hex = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
@@ -98,7 +68,7 @@ std::string host_of(const std::string& url) {
 
 std::vector<std::string> secrets_of(std::string_view url) {
   std::vector<std::string> secrets;
-  std::string_view info = userinfo(url);
+  const std::string_view info = split_url(url).userinfo.value_or(std::string_view());
   if (info.empty()) return secrets;
   auto add = [&](std::string_view s) {
     if (!s.empty()) {
@@ -126,14 +96,6 @@ std::string scrub(std::string text, const std::vector<std::string>& secrets) {
 
 using fetch_detail::CurlUrlPtr;
 
-std::string redact_url(std::string_view url) {
-  std::size_t at = std::string_view::npos;
-  fetch_detail::userinfo(url, &at);
-  if (at == std::string_view::npos) return std::string(url);
-  std::size_t start = fetch_detail::authority_start(url);
-  return std::string(url.substr(0, start)) + std::string(url.substr(at + 1));
-}
-
 Status check_url(std::string_view url) {
   auto bad = [&](std::string_view why) {
     return Error{Errc::bad_url, fmt::format("{}: {}", redact_url(url), why)};
@@ -142,20 +104,20 @@ Status check_url(std::string_view url) {
   for (char c : url)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
       return bad("the URL contains a space or a control character");
-  std::size_t sep = url.find("://");
-  if (sep == std::string_view::npos || fetch_detail::authority_start(url) != sep + 3) {
+  const UrlParts parts = split_url(url);
+  if (!parts.has_authority || parts.scheme.empty()) {
     // "http:/x" and "https:x" are typos of absolute URLs; anything else is relative.
     std::string lower = to_lower(url.substr(0, 6));
     if (lower.starts_with("http:") || lower.starts_with("https:"))
       return bad("malformed URL (expected '//' after the scheme)");
     return bad("not an absolute URL (it must start with http:// or https://)");
   }
-  std::string scheme = to_lower(url.substr(0, sep));
+  const std::string scheme = to_lower(parts.scheme);
   if (scheme != "http" && scheme != "https")
     return bad(fmt::format("unsupported URL scheme '{}' (use http or https)", scheme));
 
   // libcurl reads "http:///feed.xml" as host "feed.xml"; a browser would not.
-  const std::string_view rest = url.substr(sep + 3);
+  const std::string_view rest = url.substr(parts.scheme.size() + 3);
   if (rest.empty() || rest.front() == '/' || rest.front() == '?' || rest.front() == '#')
     return bad("the URL has no host");
 

@@ -25,40 +25,13 @@ bool looks_like_json(std::string_view body) {
   return !body.empty() && (body.front() == '{' || body.front() == '[');
 }
 
-// Header values go into commit messages one line each; Set-Cookie values are secrets.
-std::string recorded_value(const Header& h) {
-  const std::string name = to_lower(h.name);
-  if (name == "set-cookie" || name == "set-cookie2") return "[not recorded]";
-  std::string value = h.value;
-  if (name == "location" || name == "content-location") value = redact_url(value);
-  for (char& c : value)
-    if (c == '\r' || c == '\n') c = ' ';
-  return value;
-}
-
-// origin_date is Date − Age: when the origin made this response, by its own clock.
-std::optional<TimeMs> origin_date(const FetchResponse& r) {
-  const Header* date = r.header("date");
-  if (!date) return std::nullopt;
-  auto d = parse_http_date(date->value);
-  if (!d) return std::nullopt;
-  long long age = 0;
-  if (const Header* a = r.header("age")) {
-    auto v = trim(a->value);
-    if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      age = std::stoll(std::string(v.substr(0, 12)));
-  }
-  return *d - age * 1000;
-}
-
+// Host and port: credentials follow a source only to the same origin server.
 std::string host_of(std::string_view url) {
-  auto start = url.find("://");
-  if (start == std::string_view::npos) return {};
-  start += 3;
-  auto end = url.find_first_of("/?#", start);
-  std::string_view authority = url.substr(start, end == std::string_view::npos ? end : end - start);
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  return to_lower(authority);
+  const UrlParts parts = split_url(url);
+  if (!parts.has_authority) return {};
+  std::string host = to_lower(parts.host);
+  if (parts.port) host += ":" + std::string(*parts.port);
+  return host;
 }
 
 // For skip_cosmetic: why the change from `before` to `after` is cosmetic only ("lastBuildDate",
@@ -356,22 +329,14 @@ class Poller {
     }
 
     const TimeMs observed = now_;
-    const auto origin = origin_date(r);
-    std::string message =
-        fmt::format("{}: {} ({} bytes, HTTP {})\n\n", source.name,
-                    first_version_ ? "added" : "changed", r.body.size(), r.status);
-    message += fmt::format("Source: {}\n", source.name);
-    message += fmt::format("Observed-At: {}\n", format_iso8601_ms(observed));
-    if (origin) message += fmt::format("Origin-Date: {}\n", format_iso8601_ms(*origin));
-    message += fmt::format("Status: {}\n", r.status);
-    message += fmt::format("Final-URL: {}\n", redact_url(r.final_url));
-    for (const auto& hop : r.redirects)
-      message += fmt::format("Redirect: {} {}\n", hop.status, redact_url(hop.target));
-    for (const auto& h : r.headers)
-      message += fmt::format("Response-Header: {}: {}\n", h.name, recorded_value(h));
+    const RecordedResponse recorded = recorded_response(r);
+    const auto origin = origin_date_of(recorded.headers);
+    CommitMessage message = record_response(source.name, recorded, observed);
+    message.title =
+        version_title(source.name, first_version_, r.body.size(), std::to_string(r.status));
 
     CommitRequest request;
-    request.message = std::move(message);
+    request.message = format_commit_message(message);
     request.commit_time = observed;
     request.author_time = origin.value_or(observed);
     request.files.push_back({path, r.body});
@@ -443,6 +408,15 @@ class Poller {
 };
 
 }  // namespace
+
+RecordedResponse recorded_response(const FetchResponse& response) {
+  RecordedResponse out;
+  out.status = response.status;
+  out.final_url = response.final_url;
+  for (const Redirect& hop : response.redirects) out.redirects.push_back({hop.status, hop.target});
+  for (const Header& h : response.headers) out.headers.push_back({h.name, h.value});
+  return out;
+}
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {

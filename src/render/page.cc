@@ -6,14 +6,6 @@
 
 namespace feeddiff {
 
-const std::vector<std::string>& recorded_header_names() {
-  static const std::vector<std::string> names = {
-      "observed_at",      "origin_date",   "status", "final URL",     "etag",
-      "last-modified",    "date",          "age",    "cache-control", "cf-cache-status",
-      "content-encoding", "content-length"};
-  return names;
-}
-
 namespace page {
 
 std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {

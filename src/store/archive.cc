@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/failpoint.h"
+#include "feeddiff/message.h"
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
@@ -58,34 +59,13 @@ Result<std::optional<git::CommitPtr>> branch_head(git_repository* repo) {
   return std::optional<git::CommitPtr>(git::CommitPtr(commit));
 }
 
-// The trailer block is the last paragraph of the message when every line in it is
-// `Key: value` with a token key (letters, digits and '-'), as git reads trailers.
-std::vector<Trailer> parse_trailers(std::string_view message) {
-  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
-  auto start = message.rfind("\n\n");
-  if (start == std::string_view::npos) return {};
-  std::string_view block = message.substr(start + 2);
-  std::vector<Trailer> out;
-  while (!block.empty()) {
-    auto nl = block.find('\n');
-    std::string_view line = block.substr(0, nl);
-    block = nl == std::string_view::npos ? std::string_view() : block.substr(nl + 1);
-    auto colon = line.find(':');
-    if (colon == 0 || colon == std::string_view::npos) return {};
-    for (char c : line.substr(0, colon))
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return {};
-    out.push_back({std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1)))});
-  }
-  return out;
-}
-
 CommitInfo info_of(const git_commit* commit) {
   CommitInfo info;
   info.id = git::to_hex(*git_commit_id(commit));
   const char* message = git_commit_message(commit);
   info.message = message ? message : "";
   info.title = info.message.substr(0, info.message.find('\n'));
-  info.trailers = parse_trailers(info.message);
+  info.trailers = message_trailers(info.message);
   info.author_time = static_cast<TimeMs>(git_commit_author(commit)->when.time) * 1000;
   info.commit_time = static_cast<TimeMs>(git_commit_time(commit)) * 1000;
   for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)

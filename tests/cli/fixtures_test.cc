@@ -156,3 +156,56 @@ TEST_CASE("feeddiff's own fixtures pass `feeddiff fixtures check --offline fixtu
   CHECK(r.out.find("openai-research: up to date") != std::string::npos);
   CHECK(r.err.empty());
 }
+
+TEST_CASE("fixtures record a response's trailers exactly as a poll commits them, redacted alike",
+          "[cli]") {
+  HttpServer server{[](const RecordedRequest&) {
+    return Reply{.status = 200,
+                 .headers = {{"Content-Type", "application/rss+xml"},
+                             {"ETag", "\"v1\""},
+                             {"Content-Location",
+                              "https://user:pass@feeds.example.com/feed.xml?token=t0k3n&page=1"},
+                             {"Location", "https://s3cr3t@feeds.example.com/?access_token=4cc3ss"},
+                             {"Set-Cookie", "session=do-not-record-me"},
+                             {"Date", "Thu, 01 Oct 2026 05:54:03 GMT"}},
+                 .body = body(1)};
+  }};
+  const std::string url = server.url("/feed.xml");
+
+  // A poll at the same clock as the fixtures run below.
+  CliArchive archive("fixtures-as-poll", "2026-10-01T06:00:00Z");
+  auto added = archive({"add", "openai", url});
+  INFO(added.out << added.err);
+  REQUIRE(added.exit_code == 0);
+  auto polled = archive({"poll"});
+  INFO(polled.out << polled.err);
+  REQUIRE(polled.exit_code == 0);
+  const std::string message = archive.git({"log", "-1", "--format=%B"}).out;
+  REQUIRE(message.starts_with("openai: added ("));
+  std::string committed = message.substr(message.find("\n\n") + 2);
+  while (committed.ends_with("\n\n")) committed.pop_back();
+
+  const std::string dir = make_temp_dir("fixtures-as-poll") + "/fixtures";
+  fs::create_directories(dir);
+  spit(dir + "/fixtures.toml", "[sources.openai]\nurl = \"" + url + "\"\n");
+  auto update = fixtures({"update", dir});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_code == 0);
+  const std::string recorded = slurp(dir + "/openai/response.headers");
+
+  CHECK(recorded == committed);
+  // Origin-Date from Date alone (no Age), and Set-Cookie's row kept but not its value.
+  CHECK(recorded.find("Origin-Date: 2026-10-01T05:54:03.000Z\n") != std::string::npos);
+  CHECK(recorded.find("Response-Header: Set-Cookie: [not recorded]\n") != std::string::npos);
+  CHECK(recorded.find("Response-Header: Content-Location: "
+                      "https://feeds.example.com/feed.xml?token=***&page=1\n") !=
+        std::string::npos);
+  CHECK(recorded.find("Response-Header: Location: "
+                      "https://feeds.example.com/?access_token=***\n") != std::string::npos);
+  for (const char* secret : {"user:pass", "pass@", "t0k3n", "s3cr3t", "4cc3ss", "do-not-record"}) {
+    INFO(secret);
+    CHECK(recorded.find(secret) == std::string::npos);
+    CHECK(message.find(secret) == std::string::npos);
+    CHECK(update.out.find(secret) == std::string::npos);
+  }
+}

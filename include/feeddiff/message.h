@@ -1,0 +1,115 @@
+#pragma once
+// The commit message of an archived version: its title line and trailers are the archive's
+// record of a response. Part of the store module's contract (src/store/message.cc): this
+// is the one place that writes the message, reads it back, lists the "Recorded headers"
+// rows `show` displays, and decides what is redacted before anything is recorded. poll
+// commits with it, `fixtures` keeps response.headers with it, show and fixtures read it.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "feeddiff/core.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff {
+
+/// One response header as received.
+struct RecordedHeader {
+  std::string name;   ///< as sent (case kept)
+  std::string value;  ///< as sent
+  /// Field by field.
+  bool operator==(const RecordedHeader&) const = default;
+};
+
+/// One redirect hop: its status and where it pointed.
+struct RecordedRedirect {
+  long status = 0;     ///< 301, 302, 303, 307 or 308
+  std::string target;  ///< the absolute URL it pointed to
+  /// Field by field.
+  bool operator==(const RecordedRedirect&) const = default;
+};
+
+/// What a commit is made from: a fetched response in std types (store does not know fetch).
+struct RecordedResponse {
+  long status = 0;                          ///< the final HTTP status
+  std::string final_url;                    ///< after redirects
+  std::vector<RecordedRedirect> redirects;  ///< the hops, in order
+  std::vector<RecordedHeader> headers;      ///< the final response's headers, in order
+};
+
+/// The fields of a version's commit message; every value is one line. A message made by
+/// record_response is redacted; parse_commit_message gives back what was written.
+struct CommitMessage {
+  std::string title;                        ///< first line; empty for a bare trailer block
+  std::optional<std::string> source;        ///< Source: the source's name
+  std::optional<std::string> observed_at;   ///< Observed-At: when it was fetched (ISO 8601)
+  std::optional<std::string> origin_date;   ///< Origin-Date: Date − Age, by the origin's clock
+  std::optional<std::string> status;        ///< Status: the HTTP status
+  std::optional<std::string> final_url;     ///< Final-URL: after redirects
+  std::vector<RecordedRedirect> redirects;  ///< Redirect: `STATUS URL`, one per hop
+  std::vector<RecordedHeader> headers;      ///< Response-Header: `name: value`, one each
+
+  /// The first response header's value with this name (case-insensitive), or nullptr.
+  const std::string* header(std::string_view name) const;
+  /// Field by field.
+  bool operator==(const CommitMessage&) const = default;
+};
+
+/// What a commit records of a response fetched at `observed` for `source` (title left
+/// empty): every URL through redact_recorded_url, every header through
+/// redact_recorded_header, Origin-Date from Date − Age when the response has a Date.
+CommitMessage record_response(std::string_view source, const RecordedResponse& response,
+                              TimeMs observed);
+
+/// Date − Age of a response: when the origin made it, by its own clock; nullopt without a
+/// Date it can read (a missing or malformed Age counts as 0).
+std::optional<TimeMs> origin_date_of(const std::vector<RecordedHeader>& headers);
+
+/// The title of a version's commit: `NAME: added (N bytes, HTTP S)`, or `changed`.
+std::string version_title(std::string_view source, bool added, std::size_t bytes,
+                          std::string_view status);
+
+/// The trailer block: Source, Observed-At, Origin-Date, Status, Final-URL, then a Redirect
+/// line per hop and a Response-Header line per header; absent fields are left out.
+std::string format_trailers(const CommitMessage& message);
+
+/// The title, a blank line and the trailer block.
+std::string format_commit_message(const CommitMessage& message);
+
+/// The trailers of a block of `Key: value` lines (key of letters, digits and '-', value
+/// trimmed); empty when any line is not one, as git reads a trailer block.
+std::vector<Trailer> parse_trailer_block(std::string_view block);
+
+/// The trailer block of a whole message: its last paragraph, when that is all trailers.
+std::vector<Trailer> message_trailers(std::string_view message);
+
+/// The fields of trailers read back; unknown keys are skipped, the first of a repeated
+/// single-valued key is taken.
+CommitMessage message_from_trailers(const std::vector<Trailer>& trailers);
+
+/// Reads format_commit_message's output back: the first line is the title.
+CommitMessage parse_commit_message(std::string_view message);
+
+/// The names of the "Recorded headers" rows, in the reference page's order: observed_at,
+/// origin_date, status, final URL, then response headers by lower-case name.
+const std::vector<std::string>& recorded_header_names();
+
+/// Each recorded-header row of a message, value nullopt when the message lacks it.
+std::vector<std::pair<std::string, std::optional<std::string>>> header_rows(
+    const CommitMessage& message);
+
+/// A URL as it may be recorded: user:password@ removed (redact_url), and the value of every
+/// query parameter that conventionally carries a secret (token, access_token, key, api_key,
+/// password, secret, sig, signature, X-Amz-Signature, ...) replaced by `***`.
+std::string redact_recorded_url(std::string_view url);
+
+/// A header value as it may be recorded: Set-Cookie, Set-Cookie2, Authorization,
+/// Proxy-Authorization and Cookie become `[not recorded]`; Location and Content-Location go
+/// through redact_recorded_url; CR and LF become spaces so that the value stays one line.
+std::string redact_recorded_header(std::string_view name, std::string_view value);
+
+}  // namespace feeddiff
