@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::normalize_detail {
@@ -87,9 +88,6 @@ std::size_t find_byte(std::string_view s, std::size_t from, const Table& table) 
 
 /// The code point an HTML 4 entity name stands for, 0 when it names none.
 std::uint32_t html_entity(std::string_view name);
-
-/// Appends the UTF-8 form of a code point (U+FFFD for one out of range).
-void append_utf8(std::string& out, std::uint32_t cp);
 
 /// Collects repairs with their line numbers, counting lines in `text` lazily.
 class RepairLog {

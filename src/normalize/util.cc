@@ -10,25 +10,6 @@
 
 namespace feeddiff::normalize_detail {
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 void RepairLog::add(std::string_view text, std::size_t offset, std::string what) {
   offset = std::min(offset, text.size());
   if (offset < counted_to_) {  // out of order: count from the start
@@ -294,30 +275,18 @@ std::string html_to_text(std::string_view html) {
       continue;
     }
     if (c == '&') {
-      const std::size_t semi = html.find(';', i);
-      if (semi != std::string_view::npos && semi - i <= 32) {
+      if (i + 1 < html.size() && html[i + 1] == '#') {
+        // &#0; names no character; it stays as written.
+        if (const auto ref = parse_char_ref(html.substr(i)); ref && ref->value != 0) {
+          append_utf8(out, ref->value);
+          i += ref->size;
+          continue;
+        }
+      } else if (const std::size_t semi = html.find(';', i);
+                 semi != std::string_view::npos && semi - i <= 32) {
         const std::string_view name = html.substr(i + 1, semi - i - 1);
         std::uint32_t cp = 0;
-        if (name.size() > 1 && name[0] == '#') {
-          const bool hex = name[1] == 'x' || name[1] == 'X';
-          std::uint32_t v = 0;
-          bool ok = name.size() > (hex ? 2u : 1u);
-          for (std::size_t k = hex ? 2 : 1; ok && k < name.size(); ++k) {
-            const char d = name[k];
-            int digit = -1;
-            if (d >= '0' && d <= '9')
-              digit = d - '0';
-            else if (hex && d >= 'a' && d <= 'f')
-              digit = d - 'a' + 10;
-            else if (hex && d >= 'A' && d <= 'F')
-              digit = d - 'A' + 10;
-            if (digit < 0 || v > 0x10FFFF)
-              ok = false;
-            else
-              v = v * (hex ? 16 : 10) + static_cast<std::uint32_t>(digit);
-          }
-          if (ok && v != 0) cp = v;
-        } else if (name == "amp") {
+        if (name == "amp") {
           cp = '&';
         } else if (name == "lt") {
           cp = '<';
@@ -399,17 +368,8 @@ bool base64_decode(std::string_view in, std::string& out) {
       ++i;
       continue;
     }
-    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    std::uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
-    bool ok = len != 0 && c <= 0xF4 && i + len <= bytes.size();
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(bytes[i + k]);
-      ok = (b & 0xC0) == 0x80;
-      cp = (cp << 6) | (b & 0x3Fu);
-    }
-    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
-         !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
-    if (!ok) return false;  // not text: not meant as base64 (feedparser reads it so too)
+    const std::size_t len = decode_utf8(bytes, i).size;
+    if (len == 0) return false;  // not text: not meant as base64 (feedparser reads it so too)
     out.append(bytes, i, len);
     i += len;
   }
