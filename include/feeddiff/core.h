@@ -1,10 +1,12 @@
 #pragma once
-// Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8
-// and character references. Pure functions only; nothing here touches the network, git or the
-// terminal.
+// Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8,
+// character references and SHA-1. Pure functions only; nothing here touches the network, git
+// or the terminal.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,5 +89,31 @@ inline constexpr char32_t kCharRefTooLarge = 0x110000;
 /// s starts with `&#`, then an optional x or X, then one or more digits of that base (any
 /// number of them), then ';'.
 std::optional<CharRef> parse_char_ref(std::string_view s);
+
+/// Incremental SHA-1 (libcrypto's). Names git objects and packs and the fallback ids of items;
+/// not for security.
+class Sha1 {
+ public:
+  /// A digest of nothing yet.
+  Sha1();
+  /// Releases the libcrypto context.
+  ~Sha1();
+  Sha1(const Sha1&) = delete;             ///< one context, one owner
+  Sha1& operator=(const Sha1&) = delete;  ///< one context, one owner
+  /// Adds bytes.
+  void update(std::string_view data);
+  /// The digest of everything added; the object is spent afterwards.
+  std::array<unsigned char, 20> finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// The SHA-1 of data, 20 bytes.
+std::array<unsigned char, 20> sha1(std::string_view data);
+
+/// The SHA-1 of data in 40 lower-case hex digits, as git writes object names.
+std::string sha1_hex(std::string_view data);
 
 }  // namespace feeddiff

@@ -157,9 +157,6 @@ std::string html_to_text(std::string_view html);
 /// and line ends as spaces. False when `in` is no base64 or does not decode to UTF-8.
 bool base64_decode(std::string_view in, std::string& out);
 
-/// Lower-case hex SHA-1.
-std::string sha1_hex(std::string_view data);
-
 /// Fills in item ids that the feed did not give.
 void assign_fallback_id(Item& item);
 

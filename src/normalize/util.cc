@@ -376,65 +376,6 @@ bool base64_decode(std::string_view in, std::string& out) {
   return true;
 }
 
-namespace {
-
-std::uint32_t rotl(std::uint32_t x, int n) {
-  return (x << n) | (x >> (32 - n));
-}
-
-}  // namespace
-
-std::string sha1_hex(std::string_view data) {
-  std::uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  std::string msg(data);
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
-  msg += static_cast<char>(0x80);
-  while (msg.size() % 64 != 56) msg += '\0';
-  for (int i = 7; i >= 0; --i) msg += static_cast<char>((bits >> (i * 8)) & 0xFF);
-  std::uint32_t w[80];
-  for (std::size_t chunk = 0; chunk < msg.size(); chunk += 64) {
-    for (int i = 0; i < 16; ++i) {
-      const auto* p = reinterpret_cast<const unsigned char*>(msg.data() + chunk + 4 * i);
-      w[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-             (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-    }
-    for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int i = 0; i < 80; ++i) {
-      std::uint32_t f, k;
-      if (i < 20) {
-        f = (b & c) | (~b & d);
-        k = 0x5A827999;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 0x6ED9EBA1;
-      } else if (i < 60) {
-        f = (b & c) | (b & d) | (c & d);
-        k = 0x8F1BBCDC;
-      } else {
-        f = b ^ c ^ d;
-        k = 0xCA62C1D6;
-      }
-      const std::uint32_t t = rotl(a, 5) + f + e + k + w[i];
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = t;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint32_t v : h)
-    for (int i = 7; i >= 0; --i) out += kHex[(v >> (i * 4)) & 0xF];
-  return out;
-}
-
 void assign_fallback_id(Item& item) {
   if (!item.id.empty()) return;
   if (!item.link.empty()) {

@@ -1,6 +1,6 @@
-// The one UTF-8 decoder and the one character reference parser every module uses. Expected
-// values are written out by hand (code points from the Unicode tables), never computed by the
-// code under test.
+// The one UTF-8 decoder, the one character reference parser and the one SHA-1 every module
+// uses. Expected values are written out by hand (code points from the Unicode tables, digests
+// from FIPS 180 and `printf ... | sha1sum`), never computed by the code under test.
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -173,4 +173,23 @@ TEST_CASE("a character reference without its semicolon is no reference", "[core]
   CHECK_FALSE(parse_char_ref("&#x41<"));
   CHECK_FALSE(parse_char_ref("&#"));
   CHECK_FALSE(parse_char_ref(""));
+}
+
+TEST_CASE("SHA-1 gives the standard digests, in one piece or many", "[core]") {
+  // FIPS 180 examples and `printf 'abc\n' | sha1sum`.
+  CHECK(sha1_hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  CHECK(sha1_hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  CHECK(sha1_hex("abc\n") == "03cfd743661f07975fa2f1220c5194cbaff48451");
+  CHECK(sha1_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+  const std::string million(1000000, 'a');
+  CHECK(sha1_hex(million) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+  // The same digest fed in uneven pieces, across the 64-byte block boundaries.
+  Sha1 pieces;
+  for (std::size_t at = 0, step = 1; at < million.size(); at += step, step = step * 3 % 997 + 1)
+    pieces.update(std::string_view(million).substr(at, step));
+  const auto digest = pieces.finish();
+  CHECK(digest == sha1(million));
+  CHECK(digest[0] == 0x34);
+  CHECK(digest[19] == 0x6f);
 }
