@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "feeddiff/core.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
 
@@ -290,9 +291,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     put_be32(idx, static_cast<std::uint32_t>(off));
   }
   idx.append(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size());
-  Sha1 idx_sha;
-  idx_sha.update(idx);
-  const auto idx_sum = idx_sha.finish();
+  const auto idx_sum = sha1(idx);
   idx.append(reinterpret_cast<const char*>(idx_sum.data()), idx_sum.size());
   {
     OutFile out(tmp_idx);
