@@ -1,5 +1,6 @@
-# How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_pugixml,
-# feeddiff_fmt and feeddiff_toml, which the modules link instead of the packages' own targets.
+# How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_crypto
+# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_fmt and feeddiff_toml, which the
+# modules link instead of the packages' own targets.
 #
 # Static (FEEDDIFF_STATIC, the default). Every command starts as a fresh process, many times a
 # day from cron and scripts, and `feeddiff show` is measured against `git show` (bench/show).
@@ -20,6 +21,8 @@
 option(FEEDDIFF_STATIC "Link libgit2, pugixml, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
 
 add_library(feeddiff_libgit2 INTERFACE)
+add_library(feeddiff_crypto INTERFACE)
+add_library(feeddiff_zlib INTERFACE)
 add_library(feeddiff_pugixml INTERFACE)
 add_library(feeddiff_fmt INTERFACE)
 add_library(feeddiff_toml INTERFACE)
@@ -32,11 +35,16 @@ if(FEEDDIFF_STATIC)
     endif()
     if(name STREQUAL "pugixml")
       target_link_libraries(feeddiff_pugixml INTERFACE ${FEEDDIFF_LIB_${name}})
+    elseif(name STREQUAL "crypto")
+      target_link_libraries(feeddiff_crypto INTERFACE ${FEEDDIFF_LIB_${name}})
+    elseif(name STREQUAL "z")
+      target_link_libraries(feeddiff_zlib INTERFACE ${FEEDDIFF_LIB_${name}})
     else()
       target_link_libraries(feeddiff_libgit2 INTERFACE ${FEEDDIFF_LIB_${name}})
     endif()
   endforeach()
-  target_link_libraries(feeddiff_libgit2 INTERFACE Threads::Threads)
+  # libgit2 and libssh2 need zlib and libcrypto too: linked after them.
+  target_link_libraries(feeddiff_libgit2 INTERFACE feeddiff_zlib feeddiff_crypto Threads::Threads)
   target_include_directories(feeddiff_libgit2 SYSTEM INTERFACE ${LIBGIT2_INCLUDE_DIRS})
   target_compile_definitions(feeddiff_libgit2 INTERFACE FEEDDIFF_STATIC_LIBGIT2=1)
   target_link_options(feeddiff_libgit2 INTERFACE -no-pie
@@ -50,6 +58,8 @@ if(FEEDDIFF_STATIC)
   add_link_options(-static-libstdc++ -static-libgcc)
 else()
   target_link_libraries(feeddiff_libgit2 INTERFACE PkgConfig::LIBGIT2)
+  target_link_libraries(feeddiff_crypto INTERFACE OpenSSL::Crypto)
+  target_link_libraries(feeddiff_zlib INTERFACE ZLIB::ZLIB)
   target_link_libraries(feeddiff_pugixml INTERFACE pugixml::pugixml)
   target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
   target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)

@@ -1,8 +1,12 @@
 #pragma once
-// Small shared vocabulary: clocks, dates, durations, number formatting and source names.
-// Pure functions only; nothing here touches the network, git or the terminal.
+// Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8,
+// character references and SHA-1. Pure functions only; nothing here touches the network, git
+// or the terminal.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,5 +80,63 @@ UrlParts split_url(std::string_view url);
 
 /// The URL with any user:password@ removed; safe to write to commits, state and logs.
 std::string redact_url(std::string_view url);
+
+/// One character decoded from UTF-8.
+struct Utf8Char {
+  char32_t cp = 0;       ///< the code point; meaningless when size is 0
+  std::size_t size = 0;  ///< its length in bytes, 1 to 4; 0 when the bytes are not UTF-8
+};
+
+/// Decodes the UTF-8 sequence that starts at s[i] (i < s.size()). Size 0 for anything
+/// RFC 3629 rejects: a continuation or 0xC0, 0xC1, 0xF5-0xFF lead byte, an overlong form, a
+/// surrogate, a value past U+10FFFF, a sequence cut short by a non-continuation byte or by the
+/// end of s.
+Utf8Char decode_utf8(std::string_view s, std::size_t i);
+
+/// Appends cp as UTF-8; a surrogate or a value past U+10FFFF is appended as U+FFFD.
+void append_utf8(std::string& out, char32_t cp);
+
+/// A numeric character reference as XML and HTML write one: `&#233;`, `&#xE9;` or `&#XE9;`.
+struct CharRef {
+  /// The number written, or kCharRefTooLarge for any number past U+10FFFF (however many
+  /// digits). Zero and surrogates are returned as written: XML forbids them, HTML reads them
+  /// as U+FFFD, so the caller decides.
+  char32_t value = 0;
+  std::size_t size = 0;  ///< bytes from the '&' through the ';'
+};
+
+/// CharRef::value for a reference to a number past U+10FFFF.
+inline constexpr char32_t kCharRefTooLarge = 0x110000;
+
+/// The numeric character reference at the start of s (which starts with '&'); nullopt unless
+/// s starts with `&#`, then an optional x or X, then one or more digits of that base (any
+/// number of them), then ';'.
+std::optional<CharRef> parse_char_ref(std::string_view s);
+
+/// Incremental SHA-1 (libcrypto's). Names git objects and packs and the fallback ids of items;
+/// not for security.
+class Sha1 {
+ public:
+  /// A digest of nothing yet.
+  Sha1();
+  /// Releases the libcrypto context.
+  ~Sha1();
+  Sha1(const Sha1&) = delete;             ///< one context, one owner
+  Sha1& operator=(const Sha1&) = delete;  ///< one context, one owner
+  /// Adds bytes.
+  void update(std::string_view data);
+  /// The digest of everything added; the object is spent afterwards.
+  std::array<unsigned char, 20> finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// The SHA-1 of data, 20 bytes.
+std::array<unsigned char, 20> sha1(std::string_view data);
+
+/// The SHA-1 of data in 40 lower-case hex digits, as git writes object names.
+std::string sha1_hex(std::string_view data);
 
 }  // namespace feeddiff

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "feeddiff/core.h"
@@ -58,6 +59,79 @@ std::string to_lower(std::string_view s) {
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
+}
+
+Utf8Char decode_utf8(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return {b, 1};
+  std::size_t n;
+  char32_t cp;
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+    cp = b & 0x1F;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    cp = b & 0x0F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    cp = b & 0x07;
+  } else {
+    return {};  // a continuation byte, or a lead byte no valid sequence starts with
+  }
+  if (s.size() - i < n) return {};
+  for (std::size_t k = 1; k < n; ++k) {
+    const unsigned char c = byte(i + k);
+    if ((c & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, n};
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::optional<CharRef> parse_char_ref(std::string_view s) {
+  if (s.size() < 4 || s[0] != '&' || s[1] != '#') return std::nullopt;
+  const bool hex = s[2] == 'x' || s[2] == 'X';
+  const std::size_t digits = hex ? 3 : 2;
+  std::size_t k = digits;
+  char32_t value = 0;
+  for (; k < s.size(); ++k) {
+    const char d = s[k];
+    char32_t digit;
+    if (d >= '0' && d <= '9')
+      digit = static_cast<char32_t>(d - '0');
+    else if (hex && d >= 'a' && d <= 'f')
+      digit = static_cast<char32_t>(d - 'a' + 10);
+    else if (hex && d >= 'A' && d <= 'F')
+      digit = static_cast<char32_t>(d - 'A' + 10);
+    else
+      break;
+    // Saturates: once past U+10FFFF, more digits cannot bring the number back.
+    value = std::min<char32_t>(value * (hex ? 16 : 10) + digit, kCharRefTooLarge);
+  }
+  if (k == digits || k == s.size() || s[k] != ';') return std::nullopt;
+  return CharRef{value, k + 1};
 }
 
 }  // namespace feeddiff

@@ -111,30 +111,6 @@ std::string_view declared_label(std::string_view bytes) {
   return decl.substr(p, close - p);
 }
 
-// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  const std::size_t left = s.size() - i;
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return left >= 2 && (b(i + 1) & 0xC0) == 0x80 ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (left < 3 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80) return 0;
-    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;
-    if (c == 0xED && b(i + 1) > 0x9F) return 0;
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (left < 4 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80 ||
-        (b(i + 3) & 0xC0) != 0x80)
-      return 0;
-    if (c == 0xF0 && b(i + 1) < 0x90) return 0;
-    if (c == 0xF4 && b(i + 1) > 0x8F) return 0;
-    return 4;
-  }
-  return 0;
-}
-
 // `in` when it is valid UTF-8; else a copy in `out` with each invalid byte replaced.
 std::string_view utf8_repair(std::string_view in, std::string& out, RepairLog& log) {
   std::size_t i = 0;
@@ -155,7 +131,7 @@ std::string_view utf8_repair(std::string_view in, std::string& out, RepairLog& l
       i += 8;
     }
     if (i >= n) break;
-    const std::size_t len = utf8_sequence(in, i);
+    const std::size_t len = decode_utf8(in, i).size;
     if (len != 0) {
       i += len;
       continue;

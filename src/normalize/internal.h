@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::normalize_detail {
@@ -88,9 +89,6 @@ std::size_t find_byte(std::string_view s, std::size_t from, const Table& table) 
 /// The code point an HTML 4 entity name stands for, 0 when it names none.
 std::uint32_t html_entity(std::string_view name);
 
-/// Appends the UTF-8 form of a code point (U+FFFD for one out of range).
-void append_utf8(std::string& out, std::uint32_t cp);
-
 /// Collects repairs with their line numbers, counting lines in `text` lazily.
 class RepairLog {
  public:
@@ -158,9 +156,6 @@ std::string html_to_text(std::string_view html);
 /// Decodes base64 (whitespace ignored) into `out` as text, control characters other than tab
 /// and line ends as spaces. False when `in` is no base64 or does not decode to UTF-8.
 bool base64_decode(std::string_view in, std::string& out);
-
-/// Lower-case hex SHA-1.
-std::string sha1_hex(std::string_view data);
 
 /// Fills in item ids that the feed did not give.
 void assign_fallback_id(Item& item);

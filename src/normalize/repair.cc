@@ -237,34 +237,20 @@ class Repairer {
       if (ref.starts_with(xml)) return j + 1 + xml.size();
     std::size_t k = j + 1;
     if (k < n && in_[k] == '#') {
-      ++k;
-      const bool hex = k < n && (in_[k] == 'x' || in_[k] == 'X');
-      if (hex) ++k;
-      const std::size_t digits = k;
-      std::uint64_t v = 0;
-      while (k < n && k - digits < 12) {
-        const char d = in_[k];
-        int digit = -1;
-        if (is_digit(d))
-          digit = d - '0';
-        else if (hex && d >= 'a' && d <= 'f')
-          digit = d - 'a' + 10;
-        else if (hex && d >= 'A' && d <= 'F')
-          digit = d - 'A' + 10;
-        if (digit < 0) break;
-        v = v * (hex ? 16 : 10) + static_cast<unsigned>(digit);
-        ++k;
-      }
-      if (k > digits && k < n && in_[k] == ';') {
-        if (!(v <= 0x10FFFF && is_xml_char(static_cast<std::uint32_t>(v)))) {
+      if (const auto char_ref = parse_char_ref(in_.substr(j))) {
+        const std::size_t after = j + char_ref->size;
+        if (!is_xml_char(char_ref->value)) {
           flush(j);
+          // Any number of digits is a reference: the log shows at most 24 bytes of it.
+          const std::string shown = char_ref->size <= 24
+                                        ? std::string(in_.substr(j, char_ref->size))
+                                        : std::string(in_.substr(j, 20)) + "...;";
           log_.add(in_, j,
-                   "replaced the reference " + std::string(in_.substr(j, k + 1 - j)) +
-                       " to a character XML forbids with U+FFFD");
+                   "replaced the reference " + shown + " to a character XML forbids with U+FFFD");
           out_.text += "&#xFFFD;";
-          edit_done(k + 1);
+          edit_done(after);
         }
-        return k + 1;
+        return after;
       }
     } else if (k < n && is_alpha(in_[k])) {
       while (k < n && k - j <= 33 && (is_alpha(in_[k]) || is_digit(in_[k]))) ++k;

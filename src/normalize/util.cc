@@ -10,25 +10,6 @@
 
 namespace feeddiff::normalize_detail {
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 void RepairLog::add(std::string_view text, std::size_t offset, std::string what) {
   offset = std::min(offset, text.size());
   if (offset < counted_to_) {  // out of order: count from the start
@@ -294,30 +275,18 @@ std::string html_to_text(std::string_view html) {
       continue;
     }
     if (c == '&') {
-      const std::size_t semi = html.find(';', i);
-      if (semi != std::string_view::npos && semi - i <= 32) {
+      if (i + 1 < html.size() && html[i + 1] == '#') {
+        // &#0; names no character; it stays as written.
+        if (const auto ref = parse_char_ref(html.substr(i)); ref && ref->value != 0) {
+          append_utf8(out, ref->value);
+          i += ref->size;
+          continue;
+        }
+      } else if (const std::size_t semi = html.find(';', i);
+                 semi != std::string_view::npos && semi - i <= 32) {
         const std::string_view name = html.substr(i + 1, semi - i - 1);
         std::uint32_t cp = 0;
-        if (name.size() > 1 && name[0] == '#') {
-          const bool hex = name[1] == 'x' || name[1] == 'X';
-          std::uint32_t v = 0;
-          bool ok = name.size() > (hex ? 2u : 1u);
-          for (std::size_t k = hex ? 2 : 1; ok && k < name.size(); ++k) {
-            const char d = name[k];
-            int digit = -1;
-            if (d >= '0' && d <= '9')
-              digit = d - '0';
-            else if (hex && d >= 'a' && d <= 'f')
-              digit = d - 'a' + 10;
-            else if (hex && d >= 'A' && d <= 'F')
-              digit = d - 'A' + 10;
-            if (digit < 0 || v > 0x10FFFF)
-              ok = false;
-            else
-              v = v * (hex ? 16 : 10) + static_cast<std::uint32_t>(digit);
-          }
-          if (ok && v != 0) cp = v;
-        } else if (name == "amp") {
+        if (name == "amp") {
           cp = '&';
         } else if (name == "lt") {
           cp = '<';
@@ -399,80 +368,12 @@ bool base64_decode(std::string_view in, std::string& out) {
       ++i;
       continue;
     }
-    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    std::uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
-    bool ok = len != 0 && c <= 0xF4 && i + len <= bytes.size();
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(bytes[i + k]);
-      ok = (b & 0xC0) == 0x80;
-      cp = (cp << 6) | (b & 0x3Fu);
-    }
-    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) &&
-         !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
-    if (!ok) return false;  // not text: not meant as base64 (feedparser reads it so too)
+    const std::size_t len = decode_utf8(bytes, i).size;
+    if (len == 0) return false;  // not text: not meant as base64 (feedparser reads it so too)
     out.append(bytes, i, len);
     i += len;
   }
   return true;
-}
-
-namespace {
-
-std::uint32_t rotl(std::uint32_t x, int n) {
-  return (x << n) | (x >> (32 - n));
-}
-
-}  // namespace
-
-std::string sha1_hex(std::string_view data) {
-  std::uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  std::string msg(data);
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
-  msg += static_cast<char>(0x80);
-  while (msg.size() % 64 != 56) msg += '\0';
-  for (int i = 7; i >= 0; --i) msg += static_cast<char>((bits >> (i * 8)) & 0xFF);
-  std::uint32_t w[80];
-  for (std::size_t chunk = 0; chunk < msg.size(); chunk += 64) {
-    for (int i = 0; i < 16; ++i) {
-      const auto* p = reinterpret_cast<const unsigned char*>(msg.data() + chunk + 4 * i);
-      w[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-             (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-    }
-    for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int i = 0; i < 80; ++i) {
-      std::uint32_t f, k;
-      if (i < 20) {
-        f = (b & c) | (~b & d);
-        k = 0x5A827999;
-      } else if (i < 40) {
-        f = b ^ c ^ d;
-        k = 0x6ED9EBA1;
-      } else if (i < 60) {
-        f = (b & c) | (b & d) | (c & d);
-        k = 0x8F1BBCDC;
-      } else {
-        f = b ^ c ^ d;
-        k = 0xCA62C1D6;
-      }
-      const std::uint32_t t = rotl(a, 5) + f + e + k + w[i];
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = t;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint32_t v : h)
-    for (int i = 7; i >= 0; --i) out += kHex[(v >> (i * 4)) & 0xF];
-  return out;
 }
 
 void assign_fallback_id(Item& item) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "feeddiff/core.h"
 #include "feeddiff/poll.h"
 
 namespace feeddiff {
@@ -12,24 +13,6 @@ namespace feeddiff {
 namespace {
 
 constexpr std::string_view kNamespace = "https://github.com/feeddiff/feeddiff/opml";
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // An attribute value as XML reads it: whitespace characters become spaces, the five
 // predefined entities and character references are decoded; anything else stays as written.
@@ -45,6 +28,13 @@ std::string decode_attribute(std::string_view raw) {
       out += c;
       continue;
     }
+    if (const auto ref = parse_char_ref(raw.substr(i));
+        ref && ref->value != 0 && ref->value <= 0x10FFFF &&
+        !(ref->value >= 0xD800 && ref->value <= 0xDFFF)) {
+      append_utf8(out, ref->value);
+      i += ref->size - 1;
+      continue;
+    }
     const auto semi = raw.find(';', i);
     if (semi == std::string_view::npos || semi - i > 12) {
       out += c;
@@ -57,28 +47,6 @@ std::string decode_attribute(std::string_view raw) {
       out += it->second;
       i = semi;
       continue;
-    }
-    if (name.size() > 1 && name[0] == '#') {
-      const bool hex = name[1] == 'x' || name[1] == 'X';
-      const std::string_view digits = name.substr(hex ? 2 : 1);
-      std::uint32_t cp = 0;
-      bool ok = !digits.empty();
-      for (char d : digits) {
-        int v = -1;
-        if (d >= '0' && d <= '9') v = d - '0';
-        if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
-        if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
-        if (v < 0 || cp > 0x10FFFF) {
-          ok = false;
-          break;
-        }
-        cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
-      }
-      if (ok && cp > 0 && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF)) {
-        append_utf8(out, cp);
-        i = semi;
-        continue;
-      }
     }
     out += c;  // an unknown entity, kept as written
   }

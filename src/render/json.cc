@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "feeddiff/core.h"
 #include "feeddiff/render.h"
 #include "render/page.h"
 
@@ -59,25 +60,15 @@ std::string escape_invisible(const std::string& dumped) {
     for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xF];
   };
   for (std::size_t i = 0; i < dumped.size();) {
-    const auto b0 = static_cast<unsigned char>(dumped[i]);
-    unsigned cp = b0;
-    std::size_t n = 1;
-    if (b0 >= 0xF0)
-      n = 4;
-    else if (b0 >= 0xE0)
-      n = 3;
-    else if (b0 >= 0xC0)
-      n = 2;
-    if (n > 1 && i + n <= dumped.size()) {
-      cp = b0 & (0x7F >> n);
-      for (std::size_t k = 1; k < n; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(dumped[i + k]) & 0x3F);
-    }
+    // Invalid UTF-8 cannot occur here; were it to, each such byte is copied as it is.
+    const Utf8Char c = decode_utf8(dumped, i);
+    const char32_t cp = c.size ? c.cp : static_cast<unsigned char>(dumped[i]);
+    const std::size_t n = c.size ? c.size : 1;
     const bool invisible = cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C ||
                            cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
                            (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
     if (invisible)
-      escaped(cp);
+      escaped(static_cast<unsigned>(cp));
     else
       out.append(dumped, i, n);
     i += n;

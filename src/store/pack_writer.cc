@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/failpoint.h"
+#include "feeddiff/core.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
@@ -283,9 +284,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     put_be32(idx, static_cast<std::uint32_t>(off));
   }
   idx.append(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size());
-  Sha1 idx_sha;
-  idx_sha.update(idx);
-  const auto idx_sum = idx_sha.finish();
+  const auto idx_sum = sha1(idx);
   idx.append(reinterpret_cast<const char*>(idx_sum.data()), idx_sum.size());
   {
     OutFile out(tmp_idx);

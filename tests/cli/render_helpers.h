@@ -12,6 +12,7 @@
 #include "cli/cli_helpers.h"
 #include "feeddiff/core.h"
 #include "feeddiff/store.h"
+#include "support/golden.h"
 
 namespace feeddiff::test {
 
@@ -41,12 +42,9 @@ inline std::string recorded_render_archive(const std::string& hint) {
   return dir;
 }
 
-/// Compares with fixtures/<expected_file>; FEEDDIFF_UPDATE_GOLDEN=1 rewrites it instead.
+/// Compares with fixtures/<expected_file> (see support/golden.h for FEEDDIFF_UPDATE_GOLDEN).
 inline void check_render_golden(const std::string& actual, const std::string& expected_file) {
-  const std::string path = fixture_path(expected_file);
-  if (const char* update = std::getenv("FEEDDIFF_UPDATE_GOLDEN"); update && *update == '1')
-    spit(path, actual);
-  CHECK(actual == slurp(path));
+  check_golden(actual, fixture_path(expected_file));
 }
 
 /// Validates a JSON value against a schema using: type (one or a list), const, enum,

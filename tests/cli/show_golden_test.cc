@@ -5,6 +5,7 @@
 
 #include "cli/cli_helpers.h"
 #include "feeddiff/store.h"
+#include "support/golden.h"
 
 using namespace feeddiff;
 using namespace feeddiff::test;
@@ -36,13 +37,6 @@ std::string recorded_archive() {
   return dir;
 }
 
-void check_golden(const std::string& actual, const std::string& expected_file) {
-  const std::string path = fixture_path(expected_file);
-  if (const char* update = std::getenv("FEEDDIFF_UPDATE_GOLDEN"); update && *update == '1')
-    spit(path, actual);
-  CHECK(actual == slurp(path));
-}
-
 }  // namespace
 
 TEST_CASE("the markdown page of a recorded change equals the expected file", "[cli]") {
@@ -50,7 +44,7 @@ TEST_CASE("the markdown page of a recorded change equals the expected file", "[c
   auto md = run_feeddiff({"-C", dir, "show", "--format", "markdown", "--max-lines", "40"});
   INFO(md.err);
   REQUIRE(md.exit_code == 0);
-  check_golden(md.out, "show/openai-research.md");
+  check_golden(md.out, fixture_path("show/openai-research.md"));
 }
 
 TEST_CASE("the text page of a recorded change equals the expected file", "[cli]") {
@@ -59,5 +53,5 @@ TEST_CASE("the text page of a recorded change equals the expected file", "[cli]"
                             "--max-line-chars", "60"});
   INFO(text.err);
   REQUIRE(text.exit_code == 0);
-  check_golden(text.out, "show/openai-research.txt");
+  check_golden(text.out, fixture_path("show/openai-research.txt"));
 }

@@ -461,16 +461,30 @@ TEST_CASE("a search past its budget is flagged approximate and still correct", "
   CHECK(patch(mid_a, full) == mid_b);
 }
 
-TEST_CASE("reordered feed items are diffed within the budget", "[diff]") {
+// Known to fail, hence [!shouldfail] (it turns red once the product meets it): with the
+// default budget the search runs out on this pair and the fallback in parts gives 1075 added
+// lines where git gives 876; an exact search needs about 512 steps a line, ten times the
+// default. The fallback (line_diff.cc, step 5) has to do better.
+TEST_CASE("reordered feed items are diffed within the budget", "[diff][!shouldfail]") {
   // A real feed whose items were re-sorted: git's own search gives up on it too.
   const std::string old_path = test::corpus_path("history-olshansk-anthropic-news/0026.xml");
   const std::string new_path = test::corpus_path("history-olshansk-anthropic-news/0027.xml");
   const std::string old_text = test::slurp(old_path), new_text = test::slurp(new_path);
   const LineDiff diff = diff_lines(old_text, new_text);
-  CHECK(patch(old_text, diff) == new_text);
   const auto [git_added, git_removed] = git_numstat(old_path, new_path);
+  CHECK_FALSE(diff.approximate);
+  CHECK(diff.added <= git_added);
+}
+
+TEST_CASE("reordered feed items get a correct diff, as short as git's with a larger budget",
+          "[diff]") {
+  const std::string old_path = test::corpus_path("history-olshansk-anthropic-news/0026.xml");
+  const std::string new_path = test::corpus_path("history-olshansk-anthropic-news/0027.xml");
+  const std::string old_text = test::slurp(old_path), new_text = test::slurp(new_path);
+  const auto [git_added, git_removed] = git_numstat(old_path, new_path);
+  const LineDiff diff = diff_lines(old_text, new_text);
+  CHECK(patch(old_text, diff) == new_text);
   CHECK(diff.added + git_removed == diff.removed + git_added);
-  if (!diff.approximate) CHECK(diff.added <= git_added);
   DiffOptions roomy;
   roomy.max_edit_cost = 1u << 12;
   const LineDiff full = diff_lines(old_text, new_text, roomy);

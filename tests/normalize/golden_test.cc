@@ -1,6 +1,6 @@
 // Golden files: each fixtures/normalize/<name>.<ext> has its canonical text in
 // <name>.canonical and its item model in <name>.items.txt. FEEDDIFF_UPDATE_GOLDEN=1 rewrites
-// them instead of comparing (review the diff before committing).
+// those that differ and fails, naming them (support/golden.h).
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "feeddiff/normalize.h"
+#include "support/golden.h"
 #include "support/process.h"
 
 namespace feeddiff {
@@ -72,8 +73,6 @@ std::string describe(const Document& d) {
 TEST_CASE("canonical documents and item models of the fixtures match their golden files",
           "[normalize]") {
   const std::string dir = test::fixture_path("normalize");
-  const bool update = std::getenv("FEEDDIFF_UPDATE_GOLDEN") != nullptr &&
-                      std::string(std::getenv("FEEDDIFF_UPDATE_GOLDEN")) == "1";
   std::vector<std::filesystem::path> inputs;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string ext = e.path().extension().string();
@@ -87,14 +86,9 @@ TEST_CASE("canonical documents and item models of the fixtures match their golde
     const Result<Document> r = normalize(test::slurp(input.string()));
     const std::string canonical = r ? r->text : "error: " + r.error().message + "\n";
     const std::string items = r ? describe(*r) : "error: " + r.error().message + "\n";
-    if (update) {
-      test::spit(stem + ".canonical", canonical);
-      test::spit(stem + ".items.txt", items);
-      continue;
-    }
-    INFO(input.filename().string() << " (FEEDDIFF_UPDATE_GOLDEN=1 rewrites the golden files)");
-    CHECK(canonical == test::slurp(stem + ".canonical"));
-    CHECK(items == test::slurp(stem + ".items.txt"));
+    INFO(input.filename().string());
+    test::check_golden(canonical, stem + ".canonical");
+    test::check_golden(items, stem + ".items.txt");
     if (r) CHECK(normalize(canonical)->text == canonical);
   }
 }

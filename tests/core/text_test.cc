@@ -1,0 +1,195 @@
+// The one UTF-8 decoder, the one character reference parser and the one SHA-1 every module
+// uses. Expected values are written out by hand (code points from the Unicode tables, digests
+// from FIPS 180 and `printf ... | sha1sum`), never computed by the code under test.
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+
+#include "feeddiff/core.h"
+
+using namespace feeddiff;
+
+namespace {
+
+// The size decode_utf8 gives the bytes at the start of s (0: not UTF-8).
+std::size_t size_of(std::string_view s) {
+  return decode_utf8(s, 0).size;
+}
+
+}  // namespace
+
+TEST_CASE("the UTF-8 decoder reads each sequence length and its code point", "[core]") {
+  CHECK(decode_utf8("A", 0).cp == U'A');
+  CHECK(decode_utf8("A", 0).size == 1);
+  CHECK(decode_utf8(std::string_view("\0", 1), 0).size == 1);
+  CHECK(decode_utf8("\xc3\xa9", 0).cp == 0xE9);
+  CHECK(decode_utf8("\xc3\xa9", 0).size == 2);
+  CHECK(decode_utf8("\xe2\x82\xac", 0).cp == 0x20AC);
+  CHECK(decode_utf8("\xe2\x82\xac", 0).size == 3);
+  CHECK(decode_utf8("\xf0\x9f\x98\x80", 0).cp == 0x1F600);
+  CHECK(decode_utf8("\xf0\x9f\x98\x80", 0).size == 4);
+  // The limits of each length.
+  CHECK(decode_utf8("\xc2\x80", 0).cp == 0x80);
+  CHECK(decode_utf8("\xdf\xbf", 0).cp == 0x7FF);
+  CHECK(decode_utf8("\xe0\xa0\x80", 0).cp == 0x800);
+  CHECK(decode_utf8("\xef\xbf\xbf", 0).cp == 0xFFFF);
+  CHECK(decode_utf8("\xf0\x90\x80\x80", 0).cp == 0x10000);
+  CHECK(decode_utf8("\xf4\x8f\xbf\xbf", 0).cp == 0x10FFFF);
+  CHECK(decode_utf8("\xed\x9f\xbf", 0).cp == 0xD7FF);
+  CHECK(decode_utf8("\xee\x80\x80", 0).cp == 0xE000);
+  // At an offset.
+  CHECK(decode_utf8("ab\xc3\xa9", 2).cp == 0xE9);
+  CHECK(decode_utf8("ab\xc3\xa9", 2).size == 2);
+}
+
+TEST_CASE("the UTF-8 decoder rejects overlong forms", "[core]") {
+  CHECK(size_of("\xc0\xaf") == 0);              // '/' in two bytes
+  CHECK(size_of("\xc1\xbf") == 0);              // U+007F in two bytes
+  CHECK(size_of("\xe0\x80\xaf") == 0);          // '/' in three bytes
+  CHECK(size_of("\xe0\x9f\xbf") == 0);          // U+07FF in three bytes
+  CHECK(size_of("\xf0\x80\x80\xaf") == 0);      // '/' in four bytes
+  CHECK(size_of("\xf0\x8f\xbf\xbf") == 0);      // U+FFFF in four bytes
+  CHECK(size_of("\xf8\x88\x80\x80\x80") == 0);  // five-byte forms are not UTF-8 at all
+}
+
+TEST_CASE("the UTF-8 decoder rejects surrogates", "[core]") {
+  CHECK(size_of("\xed\xa0\x80") == 0);  // U+D800
+  CHECK(size_of("\xed\xad\xbf") == 0);  // U+DB7F
+  CHECK(size_of("\xed\xb0\x80") == 0);  // U+DC00
+  CHECK(size_of("\xed\xbf\xbf") == 0);  // U+DFFF
+  // A surrogate pair written as two three-byte sequences (CESU-8) is no UTF-8 either.
+  CHECK(size_of("\xed\xa0\xbd\xed\xb8\x80") == 0);
+}
+
+TEST_CASE("the UTF-8 decoder rejects code points past U+10FFFF", "[core]") {
+  CHECK(size_of("\xf4\x90\x80\x80") == 0);  // U+110000
+  CHECK(size_of("\xf5\x80\x80\x80") == 0);
+  CHECK(size_of("\xf7\xbf\xbf\xbf") == 0);  // U+1FFFFF
+  CHECK(size_of("\xfe") == 0);
+  CHECK(size_of("\xff") == 0);
+}
+
+TEST_CASE("the UTF-8 decoder rejects truncated sequences and stray continuation bytes", "[core]") {
+  CHECK(size_of("\xc3") == 0);          // cut by the end
+  CHECK(size_of("\xe2\x82") == 0);      // cut by the end
+  CHECK(size_of("\xf0\x9f\x98") == 0);  // cut by the end
+  CHECK(size_of("\xc3"
+                "A") == 0);  // cut by an ASCII byte
+  CHECK(size_of("\xe2\x82"
+                "A") == 0);                     // cut by an ASCII byte
+  CHECK(size_of("\xf0\x9f\x98\xc3\xa9") == 0);  // cut by the next lead byte
+  CHECK(size_of("\x80") == 0);
+  CHECK(size_of("\xbf") == 0);
+  // The end of the view counts, not a NUL or what lies beyond it.
+  CHECK(decode_utf8(std::string_view("\xc3\xa9", 1), 0).size == 0);
+}
+
+TEST_CASE("code points are encoded as UTF-8 and invalid ones as U+FFFD", "[core]") {
+  std::string out;
+  for (char32_t cp : {U'A', char32_t{0xE9}, char32_t{0x20AC}, char32_t{0x1F600}})
+    append_utf8(out, cp);
+  CHECK(out == "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  out.clear();
+  append_utf8(out, 0xD800);
+  append_utf8(out, 0x110000);
+  CHECK(out == "\xef\xbf\xbd\xef\xbf\xbd");
+}
+
+TEST_CASE("decimal character references give their number and length", "[core]") {
+  auto r = parse_char_ref("&#233;");
+  REQUIRE(r);
+  CHECK(r->value == 233);
+  CHECK(r->size == 6);
+  r = parse_char_ref("&#65;rest");
+  REQUIRE(r);
+  CHECK(r->value == 65);
+  CHECK(r->size == 5);
+  r = parse_char_ref("&#0000000000000000065;");  // leading zeros, however many
+  REQUIRE(r);
+  CHECK(r->value == 65);
+  CHECK(r->size == 22);
+  CHECK_FALSE(parse_char_ref("&#12a;"));  // a hex digit in a decimal reference
+  CHECK_FALSE(parse_char_ref("&#;"));
+  CHECK_FALSE(parse_char_ref("&#x;"));
+  CHECK_FALSE(parse_char_ref("&# 65;"));
+  CHECK_FALSE(parse_char_ref("&amp;"));
+  CHECK_FALSE(parse_char_ref("#65;"));
+}
+
+TEST_CASE("hexadecimal character references read either case of x and of the digits", "[core]") {
+  auto r = parse_char_ref("&#xE9;");
+  REQUIRE(r);
+  CHECK(r->value == 0xE9);
+  CHECK(r->size == 6);
+  r = parse_char_ref("&#Xe9;");
+  REQUIRE(r);
+  CHECK(r->value == 0xE9);
+  r = parse_char_ref("&#x1F600;");
+  REQUIRE(r);
+  CHECK(r->value == 0x1F600);
+  CHECK(r->size == 9);
+  CHECK_FALSE(parse_char_ref("&#xG1;"));
+  CHECK_FALSE(parse_char_ref("&#x12g;"));
+}
+
+TEST_CASE("character references past U+10FFFF read as too large however long", "[core]") {
+  auto r = parse_char_ref("&#x10FFFF;");
+  REQUIRE(r);
+  CHECK(r->value == 0x10FFFF);
+  r = parse_char_ref("&#x110000;");
+  REQUIRE(r);
+  CHECK(r->value == kCharRefTooLarge);
+  r = parse_char_ref("&#1114112;");  // 0x110000
+  REQUIRE(r);
+  CHECK(r->value == kCharRefTooLarge);
+  // Numbers that overflow 32 and 64 bits do not wrap around to a valid character.
+  r = parse_char_ref("&#x100000041;");
+  REQUIRE(r);
+  CHECK(r->value == kCharRefTooLarge);
+  r = parse_char_ref("&#18446744073709551681;");  // 2^64 + 65
+  REQUIRE(r);
+  CHECK(r->value == kCharRefTooLarge);
+  CHECK(r->size == 23);
+}
+
+TEST_CASE("character references to surrogates and to zero are returned as written", "[core]") {
+  auto r = parse_char_ref("&#xD800;");
+  REQUIRE(r);
+  CHECK(r->value == 0xD800);
+  r = parse_char_ref("&#57343;");  // U+DFFF
+  REQUIRE(r);
+  CHECK(r->value == 0xDFFF);
+  r = parse_char_ref("&#0;");
+  REQUIRE(r);
+  CHECK(r->value == 0);
+  CHECK(r->size == 4);
+}
+
+TEST_CASE("a character reference without its semicolon is no reference", "[core]") {
+  CHECK_FALSE(parse_char_ref("&#65"));
+  CHECK_FALSE(parse_char_ref("&#65 "));
+  CHECK_FALSE(parse_char_ref("&#x41"));
+  CHECK_FALSE(parse_char_ref("&#x41<"));
+  CHECK_FALSE(parse_char_ref("&#"));
+  CHECK_FALSE(parse_char_ref(""));
+}
+
+TEST_CASE("SHA-1 gives the standard digests, in one piece or many", "[core]") {
+  // FIPS 180 examples and `printf 'abc\n' | sha1sum`.
+  CHECK(sha1_hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  CHECK(sha1_hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  CHECK(sha1_hex("abc\n") == "03cfd743661f07975fa2f1220c5194cbaff48451");
+  CHECK(sha1_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+  const std::string million(1000000, 'a');
+  CHECK(sha1_hex(million) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+  // The same digest fed in uneven pieces, across the 64-byte block boundaries.
+  Sha1 pieces;
+  for (std::size_t at = 0, step = 1; at < million.size(); at += step, step = step * 3 % 997 + 1)
+    pieces.update(std::string_view(million).substr(at, step));
+  const auto digest = pieces.finish();
+  CHECK(digest == sha1(million));
+  CHECK(digest[0] == 0x34);
+  CHECK(digest[19] == 0x6f);
+}
