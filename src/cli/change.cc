@@ -1,8 +1,12 @@
 #include "cli/change.h"
 
 #include <fmt/format.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <cstdint>
 #include <latch>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -46,6 +50,26 @@ std::optional<std::string> forge_commit_url(const std::string& remote, const std
 
 namespace {
 
+// Versions at least this big are normalized one after the other, not at once: a parse holds
+// several times its body (pugixml's tree is 64 bytes a node, the model ~320 bytes an item),
+// and two at once would double the peak. Smaller ones (nearly every feed) still overlap.
+constexpr std::size_t kOverlapBytes = std::size_t{2} << 20;
+
+// normalize() of `body`, holding `large` while it runs when the body is large.
+Result<Document> normalize_side(const std::string& body, const NormalizeOptions& options,
+                                std::mutex& large) {
+  if (body.size() < kOverlapBytes) return normalize(body, options);
+  const std::lock_guard<std::mutex> lock(large);
+  Result<Document> doc = normalize(body, options);
+#if defined(__GLIBC__)
+  // The parse freed its tree into this thread's malloc arena, where the other thread's parse
+  // cannot reuse it: give those pages back, or the two parses' trees are resident at once
+  // all the same.
+  malloc_trim(0);
+#endif
+  return doc;
+}
+
 // normalize() of the two versions of a change, each on a thread of its own from the moment
 // its body is in hand: on a 20 MB feed each takes as long as the raw line diff, which runs
 // meanwhile. Joins before it goes, so declare it after the bodies it reads.
@@ -73,13 +97,15 @@ class Normalizing {
                   std::optional<Result<Document>>& out) {
     if (body.empty() || side.joinable() || out) return;
     try {
-      side = std::thread([this, &body, &out] { out.emplace(normalize(body, options_)); });
+      side =
+          std::thread([this, &body, &out] { out.emplace(normalize_side(body, options_, large_)); });
     } catch (const std::system_error&) {
       out.emplace(normalize(body, options_));  // no thread to be had: here and now
     }
   }
 
   NormalizeOptions options_;
+  std::mutex large_;  // see kOverlapBytes
   std::thread old_side_, new_side_;
 };
 
@@ -163,7 +189,7 @@ class Versions {
         read = r.error();
     }
     bodies_.count_down();
-    if (model_ && read && !body.empty()) doc.emplace(normalize(body, options_));
+    if (model_ && read && !body.empty()) doc.emplace(normalize_side(body, options_, large_));
   }
   void start_side(const std::string& blob, std::string& body, std::optional<Result<Document>>& doc,
                   Status& read, std::thread& side) {
@@ -179,6 +205,7 @@ class Versions {
   const bool model_;
   const NormalizeOptions options_;
   std::latch bodies_{2};
+  std::mutex large_;  // see kOverlapBytes
   Status old_read_ = Ok{}, new_read_ = Ok{};
   std::thread old_side_, new_side_;
 };

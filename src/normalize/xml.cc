@@ -291,6 +291,7 @@ class XmlNormalizer {
     }
     scope_.clear();
     memo_size_ = 0;
+    estimate_ = estimate;
     std::sort(declaring_.begin(), declaring_.end());
     // Known URIs take their conventional prefix (sorted, so two URIs sharing one number
     // the same way every time); the others keep theirs, numbered on a clash.
@@ -343,6 +344,10 @@ class XmlNormalizer {
       }
     }
   }
+
+  // What collect_namespaces() reckoned the indentation and line ends will add: more than
+  // they do (it counts text nodes as lines too), which is what reserving wants.
+  std::size_t canonical_estimate() const { return estimate_; }
 
   Feed extract();
   // Whether extract() left items out, the feed holding more than kMaxItems.
@@ -1046,6 +1051,7 @@ class XmlNormalizer {
   }
 
   void channel_fields(Feed& feed, pugi::xml_node channel, std::string_view skip) {
+    if (counting_) return;
     for (pugi::xml_node c = channel.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_comment && !is_marker(c)) {
         const std::string_view v = trim_ws(sv(c.value()));
@@ -1061,14 +1067,23 @@ class XmlNormalizer {
     }
   }
 
-  // Whether there is room for one more item; past kMaxItems, notes that there was not.
+  // Whether there is room for one more item; past kMaxItems, notes that there was not. In
+  // the counting pass, counts it and keeps none.
   bool keep_item(const Feed& feed) {
+    if (counting_) {
+      ++counted_;
+      return false;
+    }
     if (feed.items.size() < kMaxItems) return true;
     too_many_items_ = true;
     return false;
   }
 
+  // extract()'s walk over the channel and items (see counting_).
+  void walk(Feed& feed);
+
   void top_comments(Feed& feed) {
+    if (counting_) return;
     for (pugi::xml_node c = doc_.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_comment && !is_marker(c)) {
         const std::string_view v = trim_ws(sv(c.value()));
@@ -1091,12 +1106,34 @@ class XmlNormalizer {
   bool model_ = true;
   bool too_many_items_ = false;
   bool too_many_fields_ = false;
+  std::size_t estimate_ = 0;  // see canonical_estimate
+  bool counting_ = false;     // walk() counts the items (keep_item) and extracts nothing
+  std::size_t counted_ = 0;   // what the counting walk() found
 };
 
+// The items are counted first: past kMaxItems no model is made at all (it would be thrown
+// away), and otherwise the item vector is allocated once at its size, where growing it would
+// leave up to half of it unused and hold the old and the new array at once while it moves
+// (an Item is ~320 bytes before its strings: six times a short item's XML).
 Feed XmlNormalizer::extract() {
   too_many_items_ = false;
   too_many_fields_ = false;
   Feed feed;
+  counting_ = true;
+  counted_ = 0;
+  walk(feed);
+  counting_ = false;
+  if (counted_ > kMaxItems) {
+    too_many_items_ = true;
+    return feed;
+  }
+  feed = Feed{};
+  feed.items.reserve(counted_);
+  walk(feed);
+  return feed;
+}
+
+void XmlNormalizer::walk(Feed& feed) {
   scope_.clear();
   memo_size_ = 0;
   top_comments(feed);
@@ -1177,7 +1214,6 @@ Feed XmlNormalizer::extract() {
     feed.format = "xml";
   }
   pop_scope(pushed);
-  return feed;
 }
 
 }  // namespace
@@ -1218,7 +1254,10 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
   if (std::string limit = n.collect_namespaces(repaired.text.size()); !limit.empty())
     return Error{Errc::unsupported, "a document with " + limit};
   if (text) {
-    doc.text.reserve(repaired.text.size() + repaired.text.size() / 4);
+    // Reserved at what the text may grow to, so that it is never reallocated: growing it
+    // would hold the old and the new buffer at once (three times the text, beside the tree).
+    // Pages reserved and never written are never resident.
+    doc.text.reserve(repaired.text.size() + repaired.text.size() / 8 + n.canonical_estimate());
     n.write_document();
   }
   if (model) {

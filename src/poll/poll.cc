@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/failpoint.h"
 #include "feeddiff/diff.h"
@@ -358,29 +359,34 @@ class Poller {
   // The item summary of each change this poll committed, into the archive's cache, so that
   // the first `feeddiff show` of it need not normalize both versions (the next poll of a cron
   // job runs long before anyone reads the change). Runs after the batch and the state are
-  // durable, one change at a time (two bodies and two models at most in memory). A version
-  // whose items cannot be read is noted in the source's state (`status` shows it); its raw
-  // body is archived all the same. True when some source's items_error changed.
+  // durable, one change at a time, one version at a time: each body is read, normalized and
+  // let go before the other is read, so memory holds one body and its parse, and the models
+  // (the item diff needs both). A version whose items cannot be read is noted in the
+  // source's state (`status` shows it); its raw body is archived all the same. True when some
+  // source's items_error changed.
   bool derive_summaries() {
     bool noted = false;
     const NormalizeOptions model_only{{}, true, false};
+    auto model_of = [&](const std::string& blob) -> std::optional<Result<Document>> {
+      auto body = archive_.read_blob(blob);
+      if (!body) return std::nullopt;
+      return normalize(*body, model_only);
+    };
     for (const Summary& s : summaries_) {
       SourceState& st = state_.sources[s.source->name];
-      auto before = archive_.read_blob(s.old_blob);
-      auto after = archive_.read_blob(s.new_blob);
-      if (!before || !after) continue;
-      auto new_doc = normalize(*after, model_only);
-      std::string why = new_doc ? std::string() : new_doc.error().message;
+      auto new_doc = model_of(s.new_blob);
+      if (!new_doc) continue;
+      std::string why = *new_doc ? std::string() : new_doc->error().message;
       if (why != st.items_error) {
         st.items_error = std::move(why);
         noted = true;
       }
-      if (!new_doc) continue;
-      auto old_doc = normalize(*before, model_only);
-      if (!old_doc) continue;
+      if (!*new_doc) continue;
+      auto old_doc = model_of(s.old_blob);
+      if (!old_doc || !*old_doc) continue;
       archive_.cache_write(
           item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore),
-          encode_item_diff(diff_items(old_doc->feed, new_doc->feed, s.source->ignore)));
+          encode_item_diff(diff_items((*old_doc)->feed, (*new_doc)->feed, s.source->ignore)));
       failpoint(Failpoint::summary_cached);
     }
     summaries_.clear();
