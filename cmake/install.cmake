@@ -68,6 +68,13 @@ install(FILES dist/completion/_feeddiff DESTINATION ${feeddiff_zsh_dir})
 install(FILES dist/completion/feeddiff.fish
         DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 
+# The Debian package links libgit2 and what it needs statically (cmake/static_deps.cmake):
+# lintian is told so, with the reason, where it looks for that.
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr" AND FEEDDIFF_STATIC)
+  install(FILES dist/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+          RENAME feeddiff)
+endif()
+
 # Docs: the README, the JSON formats, the license (as Debian's copyright file) and a
 # changelog in Debian's format, gzipped as Debian wants.
 string(TIMESTAMP feeddiff_changelog_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
@@ -90,11 +97,13 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "feeddiff")
 set(CPACK_PACKAGE_CONTACT "${FEEDDIFF_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "archive web feeds in git and see what changed")
-set(CPACK_PACKAGE_DESCRIPTION "feeddiff polls RSS, Atom and JSON Feed sources politely \
-(conditional requests, intervals, backoff) and archives every response that changed as one \
-commit of an ordinary git repository, the raw body byte for byte with its HTTP headers. \
-It shows each change as the items added, removed and changed and the diff, in text, \
-Markdown, JSON or HTML, and writes a static site of the archive.")
+# Lines of the extended description (under 80 characters each, as Debian wants).
+set(CPACK_PACKAGE_DESCRIPTION "feeddiff polls RSS, Atom and JSON Feed sources politely
+(conditional requests, intervals, backoff) and archives every response that
+changed as one commit of an ordinary git repository: the raw body byte for
+byte, with its HTTP headers. It shows each change as the items added, removed
+and changed and the diff, in text, Markdown, JSON or HTML, and writes a
+static site of the archive.")
 set(CPACK_PACKAGE_HOMEPAGE_URL "https://github.com/feeddiff/feeddiff")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_STRIP_FILES ON)
