@@ -86,4 +86,9 @@ Status check_url(std::string_view url);
 /// `feeddiff/<version> (+<project url>)`.
 std::string default_user_agent();
 
+/// The version of the libcurl that fetch loads (dlopen), e.g. "7.88.1", as that library
+/// reports it (curl_version_info): the one in use, not the headers'. Loads it if needed;
+/// Errc::network with the loader's reason when it cannot.
+Result<std::string> libcurl_version();
+
 }  // namespace feeddiff

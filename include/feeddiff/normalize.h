@@ -145,4 +145,7 @@ struct NormalizeOptions {
 /// the canonical text only when options.text.
 Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options);
 
+/// The version of pugixml normalize is built with (PUGIXML_VERSION), e.g. "1.13".
+std::string pugixml_version();
+
 }  // namespace feeddiff

@@ -237,4 +237,7 @@ class ArchiveLock {
   int fd_ = -1;
 };
 
+/// The version of libgit2 in use (git_libgit2_version), e.g. "1.5.1".
+std::string libgit2_version();
+
 }  // namespace feeddiff

@@ -3,15 +3,21 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "cli/command.h"
 #include "feeddiff/cli.h"
 #include "feeddiff/core.h"
+#include "feeddiff/fetch.h"
+#include "feeddiff/normalize.h"
 #include "feeddiff/render.h"
+#include "feeddiff/store.h"
 
 namespace feeddiff {
 
@@ -55,11 +61,14 @@ namespace {
 constexpr const char* kFooter = R"(Start here:
   feeddiff init feeds && cd feeds
   feeddiff add pytorch https://pytorch.org/blog/feed/ --every 1h
-  feeddiff poll            (from cron: */15 * * * * feeddiff -C ~/feeds poll)
+  feeddiff poll            (from cron: */15 * * * * feeddiff -C ~/feeds poll --quiet)
   feeddiff log && feeddiff show
 
+Poll on a schedule with systemd (installed units, see `man feeddiff`):
+  systemctl --user enable --now "feeddiff-poll@$(systemd-escape --path ~/feeds).timer"
+
 Exit codes: 0 success, 1 some sources failed (or drift found), 2 error or usage.
-Run `feeddiff COMMAND --help` for a command's options and examples.)";
+Run `feeddiff COMMAND --help` for a command's options and examples, `man feeddiff` for all.)";
 
 std::string one_line(std::string message) {
   for (char& c : message)
@@ -123,12 +132,70 @@ std::string_view named_command(int argc, char** argv) {
   return {};
 }
 
+// The edit distance of two words where swapping two neighbours costs one, as in a typo
+// ("sycn" for "sync"). Hand-written: CLI11 suggests nothing, and dtl's edit distance counts
+// insertions and deletions only, so a swap or a wrong letter would cost two.
+std::size_t typo_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// What `feeddiff WORD` says when WORD is no command: the nearest commands, as git does. A
+// command is near when a few typos away (at most a third of the word, at least one) or
+// when WORD begins it ("stat" for "status").
+std::string not_a_command(std::string_view word) {
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::size_t best = limit + 1;
+  std::vector<std::string_view> nearest;
+  for (const auto& [command, build] : kBuilders) {
+    std::size_t d = typo_distance(word, command);
+    if (word.size() >= 2 && command.starts_with(word)) d = std::min(d, limit);
+    if (d > limit || d > best) continue;
+    if (d < best) nearest.clear();
+    best = d;
+    nearest.push_back(command);
+  }
+  std::string message =
+      fmt::format("'{}' is not a feeddiff command", escape_terminal(one_line(std::string(word))));
+  if (nearest.empty()) return message + " (see `feeddiff --help`)";
+  message += "; did you mean ";
+  for (std::size_t i = 0; i < nearest.size(); ++i) {
+    if (i) message += i + 1 == nearest.size() ? " or " : ", ";
+    message += fmt::format("'{}'", nearest[i]);
+  }
+  return message + "?";
+}
+
+// `feeddiff --version`: feeddiff's version and commit, then the libraries in use (libgit2
+// and pugixml are linked in, libcurl is the one fetch loads).
+std::string version_text() {
+  std::string curl;
+  if (auto v = libcurl_version())
+    curl = *v;
+  else
+    curl = "not loaded (" + one_line(v.error().message) + ")";
+  return fmt::format("feeddiff {} (commit {})\nlibgit2 {}\nlibcurl {}\npugixml {}", version(),
+                     cli::build_commit(), libgit2_version(), curl, pugixml_version());
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"feeddiff: archive web feeds in git and see what changed.", "feeddiff"};
   app.footer(kFooter);
-  app.set_version_flag("--version", fmt::format("feeddiff {}", version()));
+  app.set_version_flag("--version", version_text,
+                       "Print the version, the commit it was built from and the versions of "
+                       "libgit2, libcurl and pugixml, and exit");
   app.require_subcommand(1, 1);
   cli::Globals globals;
   app.add_option("-C", globals.dir, "Run in this archive (default: the current directory)")
@@ -137,13 +204,27 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");
 
+  // A word where a command belongs that names none: an error before anything is parsed, so
+  // that `feeddiff sycn --help` fails too instead of printing the main help.
+  const std::string_view named = named_command(argc, argv);
+  const Builder named_builder = builder_of(named);
+  if (!named.empty() && !named_builder)
+    return report_error(Error{Errc::usage, not_a_command(named)});
+
   // Setting up all 17 commands' options costs a quarter of a millisecond, which `show` feels
   // (bench/show): only the command named is set up, unless none is.
   std::vector<cli::Command> commands;
-  if (const Builder build = builder_of(named_command(argc, argv))) {
-    commands.push_back(build(app, globals));
+  if (named_builder) {
+    commands.push_back(named_builder(app, globals));
   } else {
     for (const auto& [name, build_one] : kBuilders) commands.push_back(build_one(app, globals));
+  }
+
+  // The build writes the manual page feeddiff(1) with `feeddiff --man` (cmake/man.cmake): it is
+  // made from this parser, so it lists exactly the commands and options --help does.
+  if (argc == 2 && std::string_view(argv[1]) == "--man") {
+    std::fputs(cli::man_page(app).c_str(), stdout);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitError;
   }
 
   try {

@@ -60,6 +60,13 @@ bool stdout_is_terminal();
 /// Writes bytes to stdout exactly.
 void write_out(std::string_view bytes);
 
+/// The manual page feeddiff(1), in roff, from the parser `app` with every command set up.
+std::string man_page(const CLI::App& app);
+
+/// The git commit feeddiff was built from (`git describe`, "-dirty" when the tree had
+/// changes), or "unknown"; written at build time by cmake/build_info.cmake.
+std::string_view build_commit();
+
 /// The clock: FEEDDIFF_NOW (an ISO-8601 UTC time, for tests and replays) or the wall clock.
 Result<TimeMs> current_time();
 

@@ -52,6 +52,7 @@ Loaded load_once() {
   ok &= resolve(library, "curl_url_set", f.url_set, why);
   ok &= resolve(library, "curl_url_get", f.url_get, why);
   ok &= resolve(library, "curl_url_strerror", f.url_strerror, why);
+  ok &= resolve(library, "curl_version_info", f.version_info, why);
   if (ok) loaded.functions = &f;
   return loaded;
 }

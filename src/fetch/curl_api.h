@@ -37,6 +37,7 @@ struct Functions {
   decltype(&::curl_url_set) url_set;
   decltype(&::curl_url_get) url_get;
   decltype(&::curl_url_strerror) url_strerror;
+  decltype(&::curl_version_info) version_info;
 };
 
 /// Loads libcurl.so.4 and resolves every function, the first time (thread-safe); null when
@@ -116,6 +117,9 @@ inline CURLUcode url_get(CURLU* u, CURLUPart part, char** out, unsigned flags) {
 }
 inline const char* url_strerror(CURLUcode code) {
   return fn().url_strerror(code);
+}
+inline curl_version_info_data* version_info(CURLversion age) {
+  return fn().version_info(age);
 }
 
 }  // namespace feeddiff::fetch_detail::curl

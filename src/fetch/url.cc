@@ -153,6 +153,14 @@ std::string default_user_agent() {
   return fmt::format("feeddiff/{} (+{})", version(), project_url());
 }
 
+Result<std::string> libcurl_version() {
+  std::string why;
+  if (!curl::load(&why)) return Error{Errc::network, why};
+  const curl_version_info_data* info = curl::version_info(CURLVERSION_NOW);
+  if (!info || !info->version) return Error{Errc::network, "libcurl reports no version"};
+  return std::string(info->version);
+}
+
 const Header* FetchResponse::header(std::string_view name) const {
   const std::string wanted = to_lower(name);
   for (const Header& h : headers)

@@ -1273,3 +1273,15 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
 }
 
 }  // namespace feeddiff::normalize_detail
+
+namespace feeddiff {
+
+std::string pugixml_version() {
+  // PUGIXML_VERSION is major * 1000 + minor * 10 since 1.10 (1130 is 1.13); major * 100 +
+  // minor * 10 before (190 is 1.9).
+  constexpr int kVersion = PUGIXML_VERSION;
+  constexpr int kMajorUnit = kVersion >= 1000 ? 1000 : 100;
+  return std::to_string(kVersion / kMajorUnit) + "." + std::to_string(kVersion % kMajorUnit / 10);
+}
+
+}  // namespace feeddiff

@@ -11,6 +11,7 @@
 #include <git2.h>
 
 #include <mutex>
+#include <string>
 
 #include "store/git_handles.h"
 
@@ -74,3 +75,13 @@ void ensure_initialized() {
 }
 
 }  // namespace feeddiff::git
+
+namespace feeddiff {
+
+std::string libgit2_version() {
+  int major = 0, minor = 0, revision = 0;
+  git_libgit2_version(&major, &minor, &revision);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(revision);
+}
+
+}  // namespace feeddiff
