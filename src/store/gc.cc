@@ -2,6 +2,7 @@
 // whose every object the new pack holds go, and the loose objects it holds.
 
 #include <git2/sys/odb_backend.h>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <filesystem>
@@ -224,6 +225,20 @@ Result<GcReport> Archive::gc() {
     // The index first: without it no reader finds the pack, so none opens a pack half gone.
     for (const char* ext : {".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".promisor"})
       fs::remove(base + ext, ec);
+  }
+  // A .pack with no .idx is unreadable (git and libgit2 find objects through indexes): a
+  // writer killed between the two renames left it, or one is writing it right now (git and
+  // feeddiff rename the pack before its index). An hour old, it is a leftover; younger, it
+  // may be a `git fetch` or a poll at work, so it stays for the next gc.
+  const auto an_hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& entry : fs::directory_iterator(pack_dir, ec)) {
+    const fs::path& path = entry.path();
+    if (!path.filename().string().starts_with("pack-") || path.extension() != ".pack") continue;
+    fs::path idx = path;
+    idx.replace_extension(".idx");
+    std::error_code time_ec;
+    const auto written = fs::last_write_time(path, time_ec);
+    if (!fs::exists(idx, ec) && !time_ec && written < an_hour_ago) fs::remove(path, ec);
   }
   for (const auto& dir : fs::directory_iterator(objects_dir, ec)) {
     const std::string two = dir.path().filename().string();

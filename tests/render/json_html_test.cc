@@ -138,12 +138,14 @@ TEST_CASE("the JSON page escapes controls and bidi characters and survives inval
 TEST_CASE("the log as JSON lists each entry with its status as a number", "[render]") {
   std::vector<LogEntry> entries(2);
   entries[0] = {"0123456789abcdef0123456789abcdef01234567",
+                "01234567",
                 "a: changed",
                 "a",
                 "2026-10-01T05:03:02.000Z",
                 "2026-10-01T05:54:04.027Z",
                 "200"};
   entries[1] = {"1123456789abcdef0123456789abcdef01234567",
+                "",
                 "feeddiff: archive created",
                 "",
                 "2026-09-01T00:00:00.000Z",
@@ -154,7 +156,8 @@ TEST_CASE("the log as JSON lists each entry with its status as a number", "[rend
   // Written out: a change of the schema's version must show up here as a failing test.
   CHECK(doc["version"] == 1);
   REQUIRE(doc["changes"].size() == 2);
-  CHECK(doc["changes"][0]["short_id"] == "0123456");
+  CHECK(doc["changes"][0]["short_id"] == "01234567");  // as given (log abbreviates as git does)
+  CHECK(doc["changes"][1]["short_id"] == "1123456");   // none given: the first 7
   CHECK(doc["changes"][0]["status"] == 200);
   CHECK(doc["changes"][1]["source"].is_null());
   CHECK(doc["changes"][1]["status"].is_null());
