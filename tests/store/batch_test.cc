@@ -6,33 +6,19 @@
 #include <random>
 
 #include "feeddiff/store.h"
+#include "store/store_helpers.h"
 #include "support/process.h"
 
 using namespace feeddiff;
 using feeddiff::test::corpus_path;
+using feeddiff::test::git_out;
 using feeddiff::test::make_temp_dir;
 using feeddiff::test::run;
 using feeddiff::test::slurp;
+using feeddiff::test::source_change;
 using feeddiff::test::spit;
 
 namespace {
-
-CommitRequest change(const std::string& source, std::optional<std::string> content,
-                     TimeMs when = 1'790'834'044'027) {
-  CommitRequest r;
-  r.message = source + ": changed\n\nSource: " + source + "\n";
-  r.author_time = r.commit_time = when;
-  r.files.push_back({"raw/" + source + "/response.xml", std::move(content)});
-  return r;
-}
-
-std::string git_out(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", dir});
-  auto r = run(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return r.out;
-}
 
 std::vector<std::string> packs_in(const std::string& dir) {
   std::vector<std::string> out;
@@ -80,7 +66,7 @@ TEST_CASE("a batch moves the branch once, as one pack git verifies byte for byte
   REQUIRE(archive->begin_batch());
   std::vector<std::string> ids;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    auto id = archive->commit(change("s" + std::to_string(i), bodies[i]));
+    auto id = archive->commit(source_change("s" + std::to_string(i), bodies[i]));
     REQUIRE(id);
     REQUIRE(*id);
     ids.push_back(**id);
@@ -130,12 +116,12 @@ TEST_CASE("successive versions in one batch are stored as deltas and read back e
   REQUIRE(archive->begin_batch());
   // 120 sources, then 60 more versions of one of them: raw/ trees chain past the depth limit.
   for (int i = 0; i < 120; ++i)
-    REQUIRE(
-        archive->commit(change("src" + std::to_string(i), "<rss>" + std::to_string(i) + "</rss>")));
+    REQUIRE(archive->commit(
+        source_change("src" + std::to_string(i), "<rss>" + std::to_string(i) + "</rss>")));
   std::string body = slurp(corpus_path("history-olshansk-openai-research/0002.xml"));
   for (int v = 0; v < 60; ++v) {
     body.insert(body.size() / 2, "<item>" + std::to_string(v) + "</item>\n");
-    REQUIRE(archive->commit(change("src7", body)));
+    REQUIRE(archive->commit(source_change("src7", body)));
   }
   REQUIRE(archive->end_batch());
   REQUIRE(packs_in(dir).size() == 1);
@@ -164,14 +150,14 @@ TEST_CASE("a batch dropped without flush leaves the archive as it was", "[store]
     auto archive = Archive::open(dir);
     REQUIRE(archive);
     REQUIRE(archive->begin_batch());
-    REQUIRE(archive->commit(change("lost", std::string("<rss/>"))));
+    REQUIRE(archive->commit(source_change("lost", std::string("<rss/>"))));
   }
   CHECK(git_out(dir, {"rev-parse", "HEAD"}) == before);
   CHECK(packs_in(dir).empty());
   CHECK(git_out(dir, {"status", "--porcelain", "--untracked-files=all"}).empty());
   auto archive = Archive::open(dir);
   REQUIRE(archive);
-  REQUIRE(archive->commit(change("kept", std::string("<rss/>"))));
+  REQUIRE(archive->commit(source_change("kept", std::string("<rss/>"))));
   CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
 }
 
@@ -180,11 +166,11 @@ TEST_CASE("a flush refuses to move a branch that someone else moved", "[store]")
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
   REQUIRE(archive->begin_batch());
-  REQUIRE(archive->commit(change("mine", std::string("<rss>mine</rss>"))));
+  REQUIRE(archive->commit(source_change("mine", std::string("<rss>mine</rss>"))));
   // Another writer commits behind our back.
   auto other = Archive::open(dir);
   REQUIRE(other);
-  REQUIRE(other->commit(change("theirs", std::string("<rss>theirs</rss>"))));
+  REQUIRE(other->commit(source_change("theirs", std::string("<rss>theirs</rss>"))));
   const std::string theirs = git_out(dir, {"rev-parse", "HEAD"});
   auto flushed = archive->flush();
   REQUIRE_FALSE(flushed);
@@ -197,8 +183,8 @@ TEST_CASE("taking the lock finishes a work-tree update a killed writer left half
   const std::string dir = make_temp_dir("store-checkout");
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
-  REQUIRE(archive->commit(change("s", std::string("<rss>v1</rss>"))));
-  REQUIRE(archive->commit(change("s", std::string("<rss>v2</rss>"))));
+  REQUIRE(archive->commit(source_change("s", std::string("<rss>v1</rss>"))));
+  REQUIRE(archive->commit(source_change("s", std::string("<rss>v2</rss>"))));
   // What a writer killed right after moving the branch leaves: index and work tree at the
   // old version, and its list of paths.
   spit(dir + "/raw/s/response.xml", "<rss>v1</rss>");

@@ -5,32 +5,19 @@
 #include <filesystem>
 
 #include "feeddiff/store.h"
+#include "store/store_helpers.h"
 #include "support/process.h"
 
 using namespace feeddiff;
 using feeddiff::test::corpus_path;
+using feeddiff::test::git_out;
 using feeddiff::test::make_temp_dir;
 using feeddiff::test::run;
 using feeddiff::test::slurp;
+using feeddiff::test::source_change;
 using feeddiff::test::spit;
 
 namespace {
-
-CommitRequest version(const std::string& source, const std::string& body) {
-  CommitRequest r;
-  r.message = source + ": changed\n\nSource: " + source + "\n";
-  r.author_time = r.commit_time = 1'790'834'044'027;
-  r.files.push_back({"raw/" + source + "/response.xml", body});
-  return r;
-}
-
-std::string git_out(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", dir});
-  auto r = run(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return r.out;
-}
 
 // Bytes of the files under dir, counted here rather than by the code under test.
 std::uint64_t bytes_under(const std::string& dir) {
@@ -65,12 +52,12 @@ TEST_CASE("gc repacks everything reachable into one smaller pack and keeps every
       for (int v = 2 * poll + 1; v <= 2 * poll + 2; ++v) {
         char file[16];
         std::snprintf(file, sizeof file, "/%04d.xml", v);
-        REQUIRE(archive->commit(version("s" + std::to_string(s),
-                                        slurp(corpus_path(std::string(histories[s]) + file)))));
+        REQUIRE(archive->commit(source_change(
+            "s" + std::to_string(s), slurp(corpus_path(std::string(histories[s]) + file)))));
       }
     REQUIRE(archive->end_batch());
   }
-  REQUIRE(archive->commit(version("single", "<rss>loose</rss>")));
+  REQUIRE(archive->commit(source_change("single", "<rss>loose</rss>")));
   // A blob only the index knows, and a pack someone asked git to keep.
   spit(dir + "/staged.txt", "staged, not committed\n");
   REQUIRE(run({"git", "-C", dir, "add", "staged.txt"}).exit_code == 0);
@@ -111,7 +98,7 @@ TEST_CASE("gc repacks everything reachable into one smaller pack and keeps every
   auto reopened = Archive::open(dir);
   REQUIRE(reopened);
   REQUIRE(reopened->begin_batch());
-  REQUIRE(reopened->commit(version("s0", "<rss>after gc</rss>")));
+  REQUIRE(reopened->commit(source_change("s0", "<rss>after gc</rss>")));
   REQUIRE(reopened->end_batch());
   auto again = reopened->gc();
   REQUIRE(again);
@@ -126,7 +113,7 @@ TEST_CASE("gc keeps a pack marked .keep, and the objects in it", "[store]") {
   REQUIRE(archive);
   for (int poll = 0; poll < 3; ++poll) {
     REQUIRE(archive->begin_batch());
-    REQUIRE(archive->commit(version("s", "<rss>" + std::to_string(poll) + "</rss>")));
+    REQUIRE(archive->commit(source_change("s", "<rss>" + std::to_string(poll) + "</rss>")));
     REQUIRE(archive->end_batch());
   }
   const auto packs = pack_stems(dir);

@@ -9,31 +9,18 @@
 #include <filesystem>
 
 #include "feeddiff/store.h"
+#include "store/store_helpers.h"
 #include "support/process.h"
 
 using namespace feeddiff;
+using feeddiff::test::git_out;
 using feeddiff::test::make_temp_dir;
 using feeddiff::test::run;
 using feeddiff::test::slurp;
+using feeddiff::test::source_change;
 using feeddiff::test::spit;
 
 namespace {
-
-CommitRequest change(const std::string& source, const std::string& content) {
-  CommitRequest r;
-  r.message = source + ": changed\n\nSource: " + source + "\n";
-  r.author_time = r.commit_time = 1'790'834'044'027;
-  r.files.push_back({"raw/" + source + "/response.xml", content});
-  return r;
-}
-
-std::string git_out(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", dir});
-  auto r = run(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return r.out;
-}
 
 // An archive at v2 whose work tree and index a writer killed right after moving the branch
 // left at v1, with its marker (paths only so far).
@@ -41,8 +28,8 @@ std::string half_done(const std::string& hint) {
   const std::string dir = make_temp_dir(hint);
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
-  REQUIRE(archive->commit(change("s", "<rss>v1</rss>")));
-  REQUIRE(archive->commit(change("s", "<rss>v2</rss>")));
+  REQUIRE(archive->commit(source_change("s", "<rss>v1</rss>")));
+  REQUIRE(archive->commit(source_change("s", "<rss>v2</rss>")));
   spit(dir + "/raw/s/response.xml", "<rss>v1</rss>");
   REQUIRE(run({"git", "-C", dir, "update-index", "raw/s/response.xml"}).exit_code == 0);
   spit(dir + "/.git/feeddiff/checkout-pending", "raw/s/response.xml\n");
@@ -131,7 +118,7 @@ TEST_CASE("the lock files a killed writer took are removed and its update finish
   CHECK_FALSE(std::filesystem::exists(dir + "/.git/feeddiff/checkout-pending"));
   CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
   // And the archive goes on: git and feeddiff both can take the locks again.
-  REQUIRE(archive->commit(change("s", "<rss>v3</rss>")));
+  REQUIRE(archive->commit(source_change("s", "<rss>v3</rss>")));
   CHECK(git_out(dir, {"show", "HEAD:raw/s/response.xml"}) == "<rss>v3</rss>");
   CHECK(git_out(dir, {"status", "--porcelain"}).empty());
   CHECK(git_out(dir, {"reflog", "-1", "--format=%gs"}) == "commit: s: changed\n");
@@ -143,7 +130,7 @@ TEST_CASE("a commit refuses to take an index.lock someone else holds, and says s
   REQUIRE(archive);
   const std::string index_lock = dir + "/.git/index.lock";
   spit(index_lock, "held");
-  auto made = archive->commit(change("s", "<rss>v1</rss>"));
+  auto made = archive->commit(source_change("s", "<rss>v1</rss>"));
   REQUIRE_FALSE(made);
   CHECK(made.error().message.find(index_lock) != std::string::npos);
   CHECK(made.error().message.find("another git process may be running") != std::string::npos);
