@@ -33,7 +33,7 @@ struct CommitInfo {
   TimeMs author_time = 0;            ///< author timestamp (origin_date or observed_at)
   TimeMs commit_time = 0;            ///< committer timestamp (observed_at)
   std::vector<std::string> parents;  ///< full ids
-  std::string abbrev;                ///< the shortest unambiguous prefix (7 or more), or ""
+  std::string abbrev;                ///< shortest unambiguous prefix (set by log only), or ""
 
   /// The first trailer's value with this key (case-insensitive), or nullptr.
   const std::string* trailer(std::string_view key) const;

@@ -70,10 +70,6 @@ CommitInfo info_of(const git_commit* commit) {
   info.commit_time = static_cast<TimeMs>(git_commit_time(commit)) * 1000;
   for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
     info.parents.push_back(git::to_hex(*git_commit_parent_id(commit, i)));
-  git_buf abbrev = GIT_BUF_INIT;
-  if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(commit)) == 0)
-    info.abbrev.assign(abbrev.ptr, abbrev.size);
-  git_buf_dispose(&abbrev);
   return info;
 }
 
@@ -668,6 +664,12 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
       if (git_oid_equal(&now, &before)) continue;
     }
     out.push_back(info_of(c));
+    // Only log prints ids for a person to type back: the odb lookup is paid here, not by
+    // every reader of a commit.
+    git_buf abbrev = GIT_BUF_INIT;
+    if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(c)) == 0)
+      out.back().abbrev.assign(abbrev.ptr, abbrev.size);
+    git_buf_dispose(&abbrev);
     if (limit && out.size() >= limit) break;
   }
   return out;
