@@ -205,7 +205,11 @@ void split_html(std::string_view html, std::vector<std::string_view>& lines) {
     const std::size_t name_start = j;
     while (j < n && is_name_char(html[j])) ++j;
     const BlockKind kind = block_kind(html.substr(name_start, j - name_start));
-    if (kind == kNotBlock || (j < n && html[j] != '>' && html[j] != '/' && !is_space(html[j]))) {
+    // A name ends at '<' as at a space: the '<' may start a block tag this pass cuts before,
+    // and the next pass then sees the line end put there. Reading both as the same keeps
+    // the split a fixed point (fixtures/normalize/regressions/normalize-idempotence-1.bin).
+    if (kind == kNotBlock ||
+        (j < n && html[j] != '>' && html[j] != '/' && html[j] != '<' && !is_space(html[j]))) {
       i = j;  // the name holds neither '<' nor a line end
       continue;
     }
