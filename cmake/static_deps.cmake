@@ -10,6 +10,7 @@
 #   the -dev packages libgit2-dev depends on; only the code feeddiff calls is linked.
 #   src/store/git_runtime.cc switches off what libgit2 would start for remotes feeddiff never
 #   reaches through it (TLS, SSH, Kerberos; fetching is libcurl's, loaded by dlopen).
+# - libsqlite3 (export-sqlite) from Debian's libsqlite3.a, which needs only libm.
 # - pugixml from libpugixml.a, fmt and toml++ header-only, libstdc++ and libgcc linked in:
 #   what remains to load at start-up is libc and libm.
 # Debian builds libgit2.a without -fPIC, so executables that link it are not
@@ -18,7 +19,7 @@
 #
 # Shared (-DFEEDDIFF_STATIC=OFF): the packages' shared libraries, for systems without the
 # archives; src/main.cc then skips libgit2's CA bundle load by interposition.
-option(FEEDDIFF_STATIC "Link libgit2, pugixml, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
+option(FEEDDIFF_STATIC "Link libgit2, libsqlite3, pugixml, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
 
 add_library(feeddiff_libgit2 INTERFACE)
 add_library(feeddiff_crypto INTERFACE)
@@ -26,8 +27,9 @@ add_library(feeddiff_zlib INTERFACE)
 add_library(feeddiff_pugixml INTERFACE)
 add_library(feeddiff_fmt INTERFACE)
 add_library(feeddiff_toml INTERFACE)
+add_library(feeddiff_sqlite INTERFACE)
 if(FEEDDIFF_STATIC)
-  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml)
+  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3)
     find_library(FEEDDIFF_LIB_${name} lib${name}.a)
     if(NOT FEEDDIFF_LIB_${name})
       message(FATAL_ERROR "lib${name}.a not found (scripts/deps installs the packages that "
@@ -37,6 +39,11 @@ if(FEEDDIFF_STATIC)
       target_link_libraries(feeddiff_pugixml INTERFACE ${FEEDDIFF_LIB_${name}})
     elseif(name STREQUAL "crypto")
       target_link_libraries(feeddiff_crypto INTERFACE ${FEEDDIFF_LIB_${name}})
+    elseif(name STREQUAL "sqlite3")
+      # SQLite's own threads and math functions: libpthread is in libc, libm is loaded anyway.
+      target_link_libraries(feeddiff_sqlite INTERFACE ${FEEDDIFF_LIB_${name}} m Threads::Threads
+                                                      ${CMAKE_DL_LIBS})
+      target_include_directories(feeddiff_sqlite SYSTEM INTERFACE ${SQLite3_INCLUDE_DIRS})
     elseif(name STREQUAL "z")
       target_link_libraries(feeddiff_zlib INTERFACE ${FEEDDIFF_LIB_${name}})
     else()
@@ -63,4 +70,5 @@ else()
   target_link_libraries(feeddiff_pugixml INTERFACE pugixml::pugixml)
   target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
   target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)
+  target_link_libraries(feeddiff_sqlite INTERFACE SQLite::SQLite3)
 endif()

@@ -41,6 +41,7 @@ Command status_command(CLI::App& root, const Globals& globals);
 Command enable_command(CLI::App& root, const Globals& globals);
 Command import_command(CLI::App& root, const Globals& globals);
 Command export_opml_command(CLI::App& root, const Globals& globals);
+Command export_sqlite_command(CLI::App& root, const Globals& globals);
 Command gc_command(CLI::App& root, const Globals& globals);
 Command site_command(CLI::App& root, const Globals& globals);
 Command fixtures_command(CLI::App& root, const Globals& globals);
