@@ -47,6 +47,7 @@ _feeddiff_options() {
     enable | gc) echo "-h --help --wait" ;;
     import) echo "-h --help --every= -n --dry-run" ;;
     export-opml) echo "-h --help -o= --output=" ;;
+    export-sqlite) echo "-h --help --db=" ;;
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json" ;;
@@ -61,7 +62,7 @@ _feeddiff_arguments() {
     init | site) echo "dir" ;;
     add) echo "new new" ;;
     remove | log | enable) echo "source" ;;
-    poll | status) echo "source..." ;;
+    poll | status | export-sqlite) echo "source..." ;;
     show | cat) echo "commit source" ;;
     import) echo "file" ;;
     fixtures) echo "action dir" ;;
@@ -72,8 +73,8 @@ _feeddiff_arguments() {
 
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="init add remove poll log show cat status enable import export-opml gc site
-    fixtures normalize items diff"
+  local commands="init add remove poll log show cat status enable import export-opml
+    export-sqlite gc site fixtures normalize items diff"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).
@@ -118,6 +119,7 @@ _feeddiff() {
           show) mapfile -t COMPREPLY < <(compgen -W "text markdown json html" -- "$cur") ;;
           diff) mapfile -t COMPREPLY < <(compgen -W "text markdown" -- "$cur") ;;
         esac ;;
+      --db) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
       -o | --output) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
     esac
     return 0

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init add remove poll log show cat status enable import export-opml gc site fixtures normalize items diff
+set -l feeddiff_commands init add remove poll log show cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -46,6 +46,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a enable -d 'Poll a source again after 410 Gone'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a import -d 'Add the feeds of an OPML list'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-opml -d 'Write the sources as OPML'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-sqlite -d 'Write the item history to SQLite'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a gc -d 'Pack the archive'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a site -d 'Write a static HTML site'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a fixtures -d 'Refresh or check recorded feeds'
@@ -57,7 +58,7 @@ complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l
 
 # Arguments.
 complete -c feeddiff -n '__fish_seen_subcommand_from init site' -a '(__fish_complete_directories)'
-complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status' -a '(__feeddiff_sources)'
+complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import' -F
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update (__fish_complete_directories)'
@@ -85,6 +86,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from show diff site' -l max-line
 complete -c feeddiff -n '__fish_seen_subcommand_from status items' -l json -d 'JSON output'
 complete -c feeddiff -n '__fish_seen_subcommand_from import' -s n -l dry-run -d 'Change nothing'
 complete -c feeddiff -n '__fish_seen_subcommand_from export-opml' -s o -l output -r -F -d 'Write to this file'
+complete -c feeddiff -n '__fish_seen_subcommand_from export-sqlite' -l db -r -F -d 'The database file'
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l base-url -x -d 'Absolute URL of the site'
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l feed-entries -x -d 'Entries of the Atom feed'
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -l offline -d 'Fetch nothing'
