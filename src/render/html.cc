@@ -127,12 +127,16 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
   const std::string short_id = c.commit_id.substr(0, 7);
   std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title));
   out += html::nav(links.nav);
-  out += "<header>\n<p class=\"kicker\">Change</p>\n";
-  out += fmt::format("<h1 class=\"mono\">{}</h1>\n", escape_html(short_id));
-  out += fmt::format("<p class=\"id\"><code>{}</code>", escape_html(c.commit_id));
-  if (c.forge_url && html::safe_href(*c.forge_url))
-    out += " · " + html::link(*c.forge_url, "commit on " + forge_name(*c.forge_url));
-  out += "</p>\n";
+  if (c.commit_id.empty()) {  // `diff` of two files: no commit to name
+    out += "<header>\n<p class=\"kicker\">Comparison</p>\n";
+  } else {
+    out += "<header>\n<p class=\"kicker\">Change</p>\n";
+    out += fmt::format("<h1 class=\"mono\">{}</h1>\n", escape_html(short_id));
+    out += fmt::format("<p class=\"id\"><code>{}</code>", escape_html(c.commit_id));
+    if (c.forge_url && html::safe_href(*c.forge_url))
+      out += " · " + html::link(*c.forge_url, "commit on " + forge_name(*c.forge_url));
+    out += "</p>\n";
+  }
   out += fmt::format("<p class=\"title\">{}</p>\n", escape_html(c.title));
   out += fmt::format("<p class=\"path\"><code>{}</code> {}</p>\n</header>\n", escape_html(c.path),
                      escape_html(c.path_status));

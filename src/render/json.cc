@@ -184,8 +184,9 @@ std::string render_json(const ChangeView& c, const RenderOptions& options) {
   Json doc;
   doc["feeddiff"] = "change";
   doc["version"] = kJsonSchemaVersion;
-  doc["id"] = c.commit_id;
-  doc["short_id"] = c.commit_id.substr(0, 7);
+  // `diff` of two files has no commit, and its times are no commit's either.
+  doc["id"] = c.commit_id.empty() ? Json(nullptr) : Json(c.commit_id);
+  doc["short_id"] = c.commit_id.empty() ? Json(nullptr) : Json(c.commit_id.substr(0, 7));
   doc["title"] = c.title;
   doc["forge_url"] = optional_string(c.forge_url);
   doc["path"] = c.path;
@@ -194,7 +195,9 @@ std::string render_json(const ChangeView& c, const RenderOptions& options) {
   doc["lines_added"] = c.diff.added;
   doc["lines_removed"] = c.diff.removed;
   doc["stored_bytes"] = c.stored_bytes;
-  doc["timestamp"] = c.timestamp_kind;
+  doc["timestamp"] = c.timestamp_kind == "origin" || c.timestamp_kind == "observed"
+                         ? Json(c.timestamp_kind)
+                         : Json(nullptr);
   doc["raw_artifact"] = c.path;
   Json headers = Json::array();
   for (const HeaderRow& row : c.headers) {

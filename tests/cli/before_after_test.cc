@@ -94,3 +94,50 @@ TEST_CASE("before and after come from the summary cache as from a fresh comparis
   CHECK(second.out == first.out);
   CHECK(first.out.find("Cognition Platform") != std::string::npos);
 }
+
+TEST_CASE("diff A B writes show's JSON document and HTML page, before and after included",
+          "[cli]") {
+  const std::string dir = corpus_change_archive(
+      "windsurf-changelog", "history-olshansk-windsurf-changelog", "0074.xml", "0075.xml");
+  const SchemaValidator validator = schema_validator("show.schema.json");
+  auto check_valid = [&validator](const json& doc) {
+    const auto errors = validator.validate(doc);
+    CHECK(errors.empty());
+    if (!errors.empty()) INFO(errors.front());
+  };
+
+  // Two commits: the same items as show's page of the later one, and B's commit fields.
+  auto commits = run_feeddiff({"-C", dir, "diff", "HEAD~1", "HEAD", "--format", "json"});
+  INFO(commits.err);
+  REQUIRE(commits.exit_code == 1);  // they differ
+  const json by_commit = json::parse(commits.out);
+  check_valid(by_commit);
+  const json shown = json::parse(run_feeddiff({"-C", dir, "show", "--format", "json"}).out);
+  CHECK(by_commit["id"] == shown["id"]);
+  CHECK(by_commit["items"] == shown["items"]);
+  CHECK(by_commit["path_status"] == "compared");
+
+  // Two files: no commit.
+  const std::string a = corpus_path("history-olshansk-windsurf-changelog/0074.xml");
+  const std::string b = corpus_path("history-olshansk-windsurf-changelog/0075.xml");
+  auto files = run_feeddiff({"diff", a, b, "--format", "json"});
+  INFO(files.err);
+  REQUIRE(files.exit_code == 1);
+  const json by_file = json::parse(files.out);
+  check_valid(by_file);
+  CHECK(by_file["id"].is_null());
+  CHECK(by_file["timestamp"].is_null());
+  CHECK(by_file["items"]["changes"] == shown["items"]["changes"]);
+
+  auto page = run_feeddiff({"diff", a, b, "--format", "html"});
+  REQUIRE(page.exit_code == 1);
+  CHECK(page.out.starts_with("<!DOCTYPE html>"));
+  CHECK(page.out.find("<ins>if they have already purchased Cognition Platform</ins>") !=
+        std::string::npos);
+  CHECK(page.out.find("<h1 class=\"mono\"></h1>") == std::string::npos);
+
+  // The same file twice: exit 0, still a valid document.
+  auto same = run_feeddiff({"diff", a, a, "--format", "json"});
+  REQUIRE(same.exit_code == 0);
+  check_valid(json::parse(same.out));
+}
