@@ -70,9 +70,69 @@ LineDiff diff_lines(std::string_view old_text, std::string_view new_text,
                     const DiffOptions& options = {});
 
 // ===========================================================================================
-// Item diff: two feed models in, what happened to their items and channel fields out.
-// (Maintained with the normalize module; the line diff above is separate.)
+// Word diff: what a reader sees change inside a long text (an article's summary or content).
 // ===========================================================================================
+
+/// A stretch of a word diff: text both versions have, or only the new or only the old one.
+struct WordRun {
+  /// kept: in both texts; added: only in the new one; removed: only in the old one.
+  enum class Kind { kept, added, removed };
+  Kind kind = Kind::kept;  ///< see Kind
+  std::string text;        ///< the stretch, as it is in its text
+  /// In an excerpt (excerpt_words): characters (code points) of unchanged text left out just
+  /// before this run; always 0 in a whole diff.
+  std::size_t skipped = 0;
+};
+
+/// "kept", "added" or "removed", as the JSON page and the summary cache write a run's kind.
+const char* word_kind_name(WordRun::Kind kind);
+
+/// Word-level diff of two texts, in text order: kept and removed runs, concatenated, give
+/// old_text; kept and added runs give new_text. Words are runs of letters and digits (any
+/// non-ASCII character counts as a letter), every other character is a token of its own, and
+/// whitespace runs are one token. Within one changed stretch the removed run comes first;
+/// adjacent runs never share a kind. The search is the line diff's (diff_lines), so its time
+/// stays near linear whatever the texts.
+std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text);
+
+/// A word diff cut down for display: each change with a little unchanged text around it, at
+/// most max_runs runs and about max_chars characters, and what was held back.
+struct WordExcerpt {
+  std::vector<WordRun> runs;      ///< shown runs; `skipped` says where unchanged text is left out
+  std::size_t skipped_after = 0;  ///< characters of unchanged text left out after the last run
+  std::size_t held_back_changes = 0;  ///< added and removed runs not shown at all
+  /// Characters of added and removed text not shown: that of the runs held back, and the end
+  /// of a changed run cut short (then the last shown run is that run's beginning).
+  std::size_t held_back_chars = 0;
+};
+
+/// The excerpt of a whole word diff (diff_words) that a page shows. Unchanged text keeps
+/// `context` characters (about, cut at a space) next to each change, the rest is skipped.
+WordExcerpt excerpt_words(const std::vector<WordRun>& runs, std::size_t max_runs = 40,
+                          std::size_t max_chars = 600, std::size_t context = 40);
+
+// ===========================================================================================
+// Item diff: two feed models in, what happened to their items and channel fields out.
+// ===========================================================================================
+
+/// One changed field of a changed item, before and after.
+struct FieldChange {
+  std::string field;  ///< as in ItemChange::fields
+  /// False for short fields (title, link, dates, authors, categories, enclosures, extra
+  /// fields): old_value and new_value hold the values. True for long text (summary,
+  /// content): `words` holds the excerpt of the word diff of their text with markup stripped
+  /// (readable_text), and the values are empty.
+  bool text = false;
+  /// The value before and after, at most kMaxFieldValueChars characters each (`cut` says when
+  /// one was cut); lists (authors, categories, a repeated extra field) are joined with ", ",
+  /// an enclosure is written `URL (LENGTH bytes, TYPE)`, several joined with "; ".
+  std::string old_value, new_value;
+  bool cut = false;   ///< old_value or new_value was cut at kMaxFieldValueChars
+  WordExcerpt words;  ///< for text fields: the word diff excerpt (no runs: the text reads the same)
+};
+
+/// Characters of a short field's value that an item summary keeps, before and after each.
+inline constexpr std::size_t kMaxFieldValueChars = 300;
 
 /// What happened to one item between two versions of a feed.
 struct ItemChange {
@@ -87,6 +147,8 @@ struct ItemChange {
   /// "updated", "authors", "categories", "summary", "content", "enclosures"), then the
   /// names of differing Item::extra fields in order of appearance.
   std::vector<std::string> fields;
+  /// For changed: each field of `fields`, before and after, in the same order.
+  std::vector<FieldChange> changes;
   bool moved = false;  ///< also moved (always true for Kind::moved)
   std::size_t old_index = static_cast<std::size_t>(-1);  ///< position in the old feed, if any
   std::size_t new_index = static_cast<std::size_t>(-1);  ///< position in the new feed, if any

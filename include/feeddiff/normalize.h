@@ -145,6 +145,13 @@ struct NormalizeOptions {
 /// the canonical text only when options.text.
 Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options);
 
+/// HTML (an item's summary or content as the model holds it) as a reader sees its text: tags
+/// dropped, with a space where a block (p, li, br, ...) starts or ends; comments and the
+/// insides of script, style, template and noscript left out; entities decoded; whitespace runs
+/// read as one space, none at either end. Text that holds no markup comes back with only its
+/// whitespace folded.
+std::string readable_text(std::string_view html);
+
 /// The version of pugixml normalize is built with (PUGIXML_VERSION), e.g. "1.13".
 std::string pugixml_version();
 

@@ -54,6 +54,10 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
   render.max_line_chars = options.max_line_chars;
   if (options.format == "markdown") {
     write_out(render_markdown(v, render));
+  } else if (options.format == "json") {
+    write_out(render_json(v, render));
+  } else if (options.format == "html") {
+    write_out(render_html(v, render));
   } else {
     render.color = use_color(globals);
     write_out(render_text(v, render));
@@ -69,8 +73,10 @@ Command diff_command(CLI::App& root, const Globals& globals) {
   app->add_option("A", options->a, "The older version: a commit, a feed file, or -")->required();
   app->add_option("B", options->b, "The newer version: a commit, a feed file, or -")->required();
   app->add_option("NAME", options->source, "With commits: the source to compare");
-  app->add_option("--format", options->format, "text (default) or markdown")
-      ->check(CLI::IsMember({"text", "markdown"}));
+  app->add_option("--format", options->format,
+                  "text (default), markdown, json (docs/json.md, as show's) or html (a "
+                  "standalone page)")
+      ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
   app->add_flag("--normalized", options->normalized,
                 "Diff the canonical documents instead of the raw bodies");
   app->add_option("--max-lines", options->max_lines, "Diff lines shown at most (default 400)")
@@ -83,7 +89,8 @@ when the two are identical, 1 when they differ (as diff(1)), 2 on error.
 
 Examples:
   feeddiff diff HEAD~5 HEAD pytorch
-  feeddiff diff old.xml new.xml --normalized)");
+  feeddiff diff old.xml new.xml --normalized
+  feeddiff diff HEAD~5 HEAD pytorch --format json | jq .items)");
   return {app, [options, &globals] { return run_diff(globals, *options); }};
 }
 

@@ -78,8 +78,9 @@ Command show_command(CLI::App& root, const Globals& globals) {
 whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
 recorded response headers, and the unified diff of the raw body against the source's previous
 version. Text from feeds is escaped: control characters show as \x1b, bidi overrides as \u202e.
-The Items section (items added, removed, changed, moved) compares the two versions parsed;
-poll keeps it for each change it records in .git/feeddiff/cache, which can be deleted.
+The Items section (items added, removed, changed, moved) compares the two versions parsed,
+with each changed field before and after (long text as a word diff of what a reader sees,
+[-removed-]{+added+} without colour); poll keeps it for each change it records in .git/feeddiff/cache, which can be deleted.
 
 Examples:
   feeddiff show                     the latest change

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -70,6 +71,83 @@ std::vector<std::string> differing_item_fields(const Item& a, const Item& b) {
   if (!same_enclosures(a.enclosures, b.enclosures)) out.emplace_back("enclosures");
   for (std::string& name : differing_fields(a.extra, b.extra)) out.push_back(std::move(name));
   return out;
+}
+
+std::string joined(const std::vector<std::string>& values, std::string_view separator) {
+  std::string out;
+  for (const std::string& v : values) {
+    if (!out.empty()) out += separator;
+    out += v;
+  }
+  return out;
+}
+
+std::string enclosure_list(const std::vector<Enclosure>& enclosures) {
+  std::vector<std::string> each;
+  for (const Enclosure& e : enclosures) {
+    std::string one = e.url;
+    std::string details = e.length.empty() ? std::string() : e.length + " bytes";
+    if (!e.type.empty()) details += (details.empty() ? "" : ", ") + e.type;
+    if (!details.empty()) one += " (" + details + ")";
+    each.push_back(std::move(one));
+  }
+  return joined(each, "; ");
+}
+
+// The values of an extra field, joined.
+std::string extra_value(const std::vector<Field>& fields, const std::string& name) {
+  std::vector<std::string> values;
+  for (const Field& f : fields)
+    if (f.name == name) values.push_back(f.value);
+  return joined(values, ", ");
+}
+
+// Cuts a value to kMaxFieldValueChars characters, never inside a UTF-8 sequence, marking
+// the cut with "…".
+bool cut_value(std::string& value) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if ((static_cast<unsigned char>(value[i]) & 0xC0) == 0x80) continue;
+    if (chars++ == kMaxFieldValueChars) {
+      value.resize(i);
+      value += "…";
+      return true;
+    }
+  }
+  return false;
+}
+
+FieldChange field_change(const Item& a, const Item& b, const std::string& field) {
+  FieldChange c;
+  c.field = field;
+  if (field == "summary" || field == "content") {
+    c.text = true;
+    const std::string& old_html = field == "summary" ? a.summary : a.content;
+    const std::string& new_html = field == "summary" ? b.summary : b.content;
+    c.words = excerpt_words(diff_words(readable_text(old_html), readable_text(new_html)));
+    return c;
+  }
+  if (field == "title") {
+    c.old_value = a.title, c.new_value = b.title;
+  } else if (field == "link") {
+    c.old_value = a.link, c.new_value = b.link;
+  } else if (field == "published") {
+    c.old_value = a.published, c.new_value = b.published;
+  } else if (field == "updated") {
+    c.old_value = a.updated, c.new_value = b.updated;
+  } else if (field == "authors") {
+    c.old_value = joined(a.authors, ", "), c.new_value = joined(b.authors, ", ");
+  } else if (field == "categories") {
+    c.old_value = joined(a.categories, ", "), c.new_value = joined(b.categories, ", ");
+  } else if (field == "enclosures") {
+    c.old_value = enclosure_list(a.enclosures), c.new_value = enclosure_list(b.enclosures);
+  } else {
+    c.old_value = extra_value(a.extra, field), c.new_value = extra_value(b.extra, field);
+  }
+  const bool old_cut = cut_value(c.old_value);
+  const bool new_cut = cut_value(c.new_value);
+  c.cut = old_cut || new_cut;
+  return c;
 }
 
 // Positions (into `seq`) of one longest strictly increasing subsequence.
@@ -152,9 +230,11 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
       else
         ch.fields.push_back(std::move(f));
     }
-    if (!ch.fields.empty())
+    if (!ch.fields.empty()) {
       ch.kind = ItemChange::Kind::changed;
-    else if (ch.moved)
+      for (const std::string& f : ch.fields)
+        ch.changes.push_back(field_change(old_feed.items[match[j]], n, f));
+    } else if (ch.moved)
       ch.kind = ItemChange::Kind::moved;
     else
       continue;

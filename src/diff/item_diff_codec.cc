@@ -1,6 +1,8 @@
 // ItemDiff as text: one record a line, fields separated by tabs, tab, newline and backslash
-// escaped. A version line opens it and an end line closes it, so a file cut short by a crash
-// or written by another version reads as nothing rather than as a wrong summary.
+// escaped. A changed item's line is followed by one `change` line per changed field (its
+// values, or its word diff excerpt as kind, skipped, text triples). A version line opens it and an
+// end line closes it, so a file cut short by a crash or written by another version reads as nothing
+// rather than as a wrong summary.
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -15,7 +17,7 @@ namespace {
 
 // Raise the number when this format, normalize's item model or diff_items change what a
 // summary says: cache names include it, so older entries are then left unread.
-constexpr std::string_view kHeader = "feeddiff item-diff 1";
+constexpr std::string_view kHeader = "feeddiff item-diff 2";
 constexpr std::string_view kEnd = "end";
 
 void put(std::string& out, std::string_view field) {
@@ -100,6 +102,23 @@ std::string encode_item_diff(const ItemDiff& diff) {
     put(out, item.title);
     for (const auto& field : item.fields) put(out, field);
     out += '\n';
+    for (const FieldChange& c : item.changes) {
+      out += "change";
+      put(out, c.field);
+      put(out, c.text ? "1" : "0");
+      put(out, c.cut ? "1" : "0");
+      put(out, c.old_value);
+      put(out, c.new_value);
+      put_number(out, c.words.skipped_after);
+      put_number(out, c.words.held_back_changes);
+      put_number(out, c.words.held_back_chars);
+      for (const WordRun& run : c.words.runs) {
+        put(out, word_kind_name(run.kind));
+        put_number(out, run.skipped);
+        put(out, run.text);
+      }
+      out += '\n';
+    }
   }
   out += kEnd;
   out += '\n';
@@ -147,6 +166,30 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       item.fields.assign(std::make_move_iterator(fields.begin() + 7),
                          std::make_move_iterator(fields.end()));
       diff.items.push_back(std::move(item));
+    } else if (fields[0] == "change" && fields.size() >= 9 && (fields.size() - 9) % 3 == 0 &&
+               !diff.items.empty()) {
+      FieldChange c;
+      c.field = std::move(fields[1]);
+      c.old_value = std::move(fields[4]);
+      c.new_value = std::move(fields[5]);
+      if (!flag(fields[2], c.text) || !flag(fields[3], c.cut) ||
+          !number(fields[6], c.words.skipped_after) ||
+          !number(fields[7], c.words.held_back_changes) ||
+          !number(fields[8], c.words.held_back_chars))
+        return std::nullopt;
+      for (std::size_t k = 9; k < fields.size(); k += 3) {
+        WordRun run;
+        bool known = false;
+        for (auto kind : {WordRun::Kind::kept, WordRun::Kind::added, WordRun::Kind::removed})
+          if (fields[k] == word_kind_name(kind)) {
+            run.kind = kind;
+            known = true;
+          }
+        if (!known || !number(fields[k + 1], run.skipped)) return std::nullopt;
+        run.text = std::move(fields[k + 2]);
+        c.words.runs.push_back(std::move(run));
+      }
+      diff.items.back().changes.push_back(std::move(c));
     } else {
       return std::nullopt;
     }

@@ -33,6 +33,46 @@ std::string field_value(const ChangeView& c, const HtmlLinks& links, const std::
   return escape_html(value);
 }
 
+// The before and after of each changed field: short values as <del>old</del> → <ins>new</ins>,
+// long text as its word diff.
+std::string field_changes(const ItemChange& item) {
+  if (item.changes.empty()) return "";
+  std::string out = "<dl class=\"changes\">\n";
+  for (const FieldChange& c : item.changes) {
+    out += fmt::format("<dt>{}</dt><dd>", escape_html(c.field));
+    if (!c.text) {
+      auto value = [](const std::string& v) {
+        return v.empty() ? std::string("<span class=\"null\">(empty)</span>") : escape_html(v);
+      };
+      out += fmt::format("<del>{}</del> → <ins>{}</ins></dd>\n", value(c.old_value),
+                         value(c.new_value));
+      continue;
+    }
+    if (c.words.runs.empty()) {
+      out += "<span class=\"null\">markup only, the text reads the same</span></dd>\n";
+      continue;
+    }
+    constexpr std::string_view kGap =
+        "<span class=\"cut\" title=\"unchanged text left out\">…</span>";
+    for (const WordRun& run : c.words.runs) {
+      if (run.skipped) out += kGap;
+      if (run.kind == WordRun::Kind::kept) {
+        out += escape_html(run.text);
+        continue;
+      }
+      const char* tag = run.kind == WordRun::Kind::added ? "ins" : "del";
+      const page::Padded text = page::padded(run.text);
+      out += fmt::format("{1}<{0}>{2}</{0}>{3}", tag, escape_html(text.lead),
+                         escape_html(text.core), escape_html(text.trail));
+    }
+    if (c.words.skipped_after) out += kGap;
+    if (const std::string note = page::held_back_note(c.words); !note.empty())
+      out += fmt::format(" <span class=\"footer\">({})</span>", escape_html(note));
+    out += "</dd>\n";
+  }
+  return out + "</dl>\n";
+}
+
 std::string items_section(const ChangeView& c, const RenderOptions& options) {
   if (!c.items && c.items_note.empty()) return "";
   std::string out = "<section id=\"items\">\n<h2>Items</h2>\n";
@@ -42,9 +82,13 @@ std::string items_section(const ChangeView& c, const RenderOptions& options) {
   const auto lines = page::item_lines(*c.items, options, &more);
   if (!lines.empty()) {
     out += "<ul class=\"items\">\n";
-    for (const auto& line : lines)
-      out += fmt::format("<li><span class=\"kind {0}\">{0}</span> {1}</li>\n",
-                         escape_html(line.kind), escape_html(line.label));
+    for (const auto& line : lines) {
+      const std::string changes = line.change ? field_changes(*line.change) : std::string();
+      out += fmt::format(
+          "<li><span class=\"kind {0}\">{0}</span> {1}</li>\n", escape_html(line.kind),
+          changes.empty() ? escape_html(line.label)
+                          : "<div>" + escape_html(line.label) + "\n" + changes + "</div>");
+    }
     out += "</ul>\n";
   }
   if (more) out += fmt::format("<p class=\"footer\">… and {} more.</p>\n", with_thousands(more));
@@ -83,12 +127,16 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
   const std::string short_id = c.commit_id.substr(0, 7);
   std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title));
   out += html::nav(links.nav);
-  out += "<header>\n<p class=\"kicker\">Change</p>\n";
-  out += fmt::format("<h1 class=\"mono\">{}</h1>\n", escape_html(short_id));
-  out += fmt::format("<p class=\"id\"><code>{}</code>", escape_html(c.commit_id));
-  if (c.forge_url && html::safe_href(*c.forge_url))
-    out += " · " + html::link(*c.forge_url, "commit on " + forge_name(*c.forge_url));
-  out += "</p>\n";
+  if (c.commit_id.empty()) {  // `diff` of two files: no commit to name
+    out += "<header>\n<p class=\"kicker\">Comparison</p>\n";
+  } else {
+    out += "<header>\n<p class=\"kicker\">Change</p>\n";
+    out += fmt::format("<h1 class=\"mono\">{}</h1>\n", escape_html(short_id));
+    out += fmt::format("<p class=\"id\"><code>{}</code>", escape_html(c.commit_id));
+    if (c.forge_url && html::safe_href(*c.forge_url))
+      out += " · " + html::link(*c.forge_url, "commit on " + forge_name(*c.forge_url));
+    out += "</p>\n";
+  }
   out += fmt::format("<p class=\"title\">{}</p>\n", escape_html(c.title));
   out += fmt::format("<p class=\"path\"><code>{}</code> {}</p>\n</header>\n", escape_html(c.path),
                      escape_html(c.path_status));

@@ -90,6 +90,12 @@ line-height:1.35}
 .diff .h{background:var(--hunk);color:var(--hunk-fg)}
 .diff .m{color:var(--muted);font-style:italic}
 .cut{color:var(--muted)}
+dl.changes{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .75rem;margin:.25rem 0 .4rem;
+font-size:.9rem}
+dl.changes dt{color:var(--muted)}
+dl.changes dd{margin:0;overflow-wrap:anywhere}
+del{background:var(--del);color:var(--del-fg)}
+ins{background:var(--add);color:var(--add-fg);text-decoration:none}
 .footer{color:var(--muted);font-size:.875rem}
 @media (max-width:40rem){main{padding:.75rem .6rem 2rem}h1{font-size:1.4rem}
 dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}

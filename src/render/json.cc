@@ -80,6 +80,36 @@ std::string dump(const Json& document) {
   return escape_invisible(document.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
 }
 
+// A changed field, before and after: short fields by value, long text by its word diff.
+Json field_change_json(const FieldChange& c) {
+  Json out;
+  out["field"] = c.field;
+  out["text"] = c.text;
+  out["old"] = c.text ? Json(nullptr) : Json(c.old_value);
+  out["new"] = c.text ? Json(nullptr) : Json(c.new_value);
+  out["cut"] = c.cut;
+  if (!c.text) {
+    out["words"] = nullptr;
+    out["skipped_after"] = nullptr;
+    out["held_back_changes"] = nullptr;
+    out["held_back_chars"] = nullptr;
+    return out;
+  }
+  Json runs = Json::array();
+  for (const WordRun& run : c.words.runs) {
+    Json one;
+    one["kind"] = word_kind_name(run.kind);
+    one["text"] = run.text;
+    one["skipped"] = run.skipped;
+    runs.push_back(std::move(one));
+  }
+  out["words"] = std::move(runs);
+  out["skipped_after"] = c.words.skipped_after;
+  out["held_back_changes"] = c.words.held_back_changes;
+  out["held_back_chars"] = c.words.held_back_chars;
+  return out;
+}
+
 Json items_json(const ItemDiff& items, const RenderOptions& options) {
   Json out;
   out["summary"] = page::items_summary(items);
@@ -95,6 +125,9 @@ Json items_json(const ItemDiff& items, const RenderOptions& options) {
     one["id"] = item.id;
     one["title"] = item.title;
     one["fields"] = item.fields;
+    Json changes = Json::array();
+    for (const FieldChange& c : item.changes) changes.push_back(field_change_json(c));
+    one["field_changes"] = std::move(changes);
     one["moved"] = item.moved;
     one["old_index"] = index_or_null(item.old_index);
     one["new_index"] = index_or_null(item.new_index);
@@ -151,8 +184,9 @@ std::string render_json(const ChangeView& c, const RenderOptions& options) {
   Json doc;
   doc["feeddiff"] = "change";
   doc["version"] = kJsonSchemaVersion;
-  doc["id"] = c.commit_id;
-  doc["short_id"] = c.commit_id.substr(0, 7);
+  // `diff` of two files has no commit, and its times are no commit's either.
+  doc["id"] = c.commit_id.empty() ? Json(nullptr) : Json(c.commit_id);
+  doc["short_id"] = c.commit_id.empty() ? Json(nullptr) : Json(c.commit_id.substr(0, 7));
   doc["title"] = c.title;
   doc["forge_url"] = optional_string(c.forge_url);
   doc["path"] = c.path;
@@ -161,7 +195,9 @@ std::string render_json(const ChangeView& c, const RenderOptions& options) {
   doc["lines_added"] = c.diff.added;
   doc["lines_removed"] = c.diff.removed;
   doc["stored_bytes"] = c.stored_bytes;
-  doc["timestamp"] = c.timestamp_kind;
+  doc["timestamp"] = c.timestamp_kind == "origin" || c.timestamp_kind == "observed"
+                         ? Json(c.timestamp_kind)
+                         : Json(nullptr);
   doc["raw_artifact"] = c.path;
   Json headers = Json::array();
   for (const HeaderRow& row : c.headers) {

@@ -23,6 +23,41 @@ std::string inline_text(std::string_view text) {
   return out;
 }
 
+// The before and after of each changed field, as a list under the item's line: short values
+// `old -> new`, the word diff with ~~removed~~ and **added** text.
+std::string field_changes(const ItemChange& item) {
+  std::string out;
+  for (const FieldChange& c : item.changes) {
+    out += fmt::format("  - {}: ", inline_text(c.field));
+    if (!c.text) {
+      out += fmt::format("{} -> {}\n", c.old_value.empty() ? "(empty)" : inline_text(c.old_value),
+                         c.new_value.empty() ? "(empty)" : inline_text(c.new_value));
+      continue;
+    }
+    if (c.words.runs.empty()) {
+      out += "markup only, the text reads the same\n";
+      continue;
+    }
+    for (const WordRun& run : c.words.runs) {
+      if (run.skipped) out += "…";
+      if (run.kind == WordRun::Kind::kept) {
+        out += inline_text(run.text);
+        continue;
+      }
+      const page::Padded text = page::padded(run.text);
+      const char* mark = run.kind == WordRun::Kind::added ? "**" : "~~";
+      out += inline_text(text.lead);
+      if (!text.core.empty()) out += fmt::format("{0}{1}{0}", mark, inline_text(text.core));
+      out += inline_text(text.trail);
+    }
+    if (c.words.skipped_after) out += "…";
+    if (const std::string note = page::held_back_note(c.words); !note.empty())
+      out += fmt::format(" ({})", note);
+    out += '\n';
+  }
+  return out;
+}
+
 // A fence longer than any run of backticks in the content, so content cannot close it.
 std::string fence_for(const page::ShownDiff& diff) {
   std::size_t longest = 0;
@@ -62,8 +97,10 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
   if (c.items) {
     out += fmt::format("\n### Items\n\n{}\n\n", inline_text(page::items_summary(*c.items)));
     std::size_t more = 0;
-    for (const auto& line : page::item_lines(*c.items, options, &more))
+    for (const auto& line : page::item_lines(*c.items, options, &more)) {
       out += fmt::format("- **{}** {}\n", line.kind, inline_text(line.label));
+      if (line.change) out += field_changes(*line.change);
+    }
     if (more) out += fmt::format("- ... and {} more\n", more);
   } else if (!c.items_note.empty()) {
     out += fmt::format("\n### Items\n\n{}\n", inline_text(c.items_note));

@@ -56,7 +56,7 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
       for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
       label += fmt::format(" ({}{})", fields, item.moved ? "; moved" : "");
     }
-    out.push_back({kWords[static_cast<int>(item.kind)], std::move(label)});
+    out.push_back({kWords[static_cast<int>(item.kind)], std::move(label), &item});
   }
   if (!items.channel_fields.empty() && out.size() < options.max_items) {
     std::string fields;
@@ -65,6 +65,24 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
   }
   if (more) *more = total - out.size();
   return out;
+}
+
+std::string held_back_note(const WordExcerpt& words) {
+  if (words.held_back_changes)
+    return fmt::format(
+        "{} more change{} ({} characters) held back", with_thousands(words.held_back_changes),
+        words.held_back_changes == 1 ? "" : "s", with_thousands(words.held_back_chars));
+  if (words.held_back_chars)
+    return fmt::format("{} more characters held back", with_thousands(words.held_back_chars));
+  return "";
+}
+
+Padded padded(std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  std::size_t b = 0, e = text.size();
+  while (b < e && blank(text[b])) ++b;
+  while (e > b && blank(text[e - 1])) --e;
+  return {text.substr(0, b), text.substr(b, e - b), text.substr(e)};
 }
 
 std::string hunk_header(const Hunk& h) {

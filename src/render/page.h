@@ -42,9 +42,25 @@ std::string items_summary(const ItemDiff& items);
 /// One listed item change: its kind word and a one-line label (title cut to 100
 /// characters, the changed fields in parentheses), unescaped.
 struct ItemLine {
-  std::string kind;   ///< added, removed, changed, moved, channel
-  std::string label;  ///< what to show after the kind
+  std::string kind;                    ///< added, removed, changed, moved, channel
+  std::string label;                   ///< what to show after the kind
+  const ItemChange* change = nullptr;  ///< the item change (none for the channel line)
 };
+
+/// What a word diff excerpt held back, as the pages say it ("3 more changes (120
+/// characters) held back"), or "" when it shows everything.
+std::string held_back_note(const WordExcerpt& words);
+
+/// A piece of a changed run split for display: markers (colour, <del>, ~~) go around `core`
+/// only, so that they never open or close on a space.
+struct Padded {
+  std::string_view lead;   ///< whitespace before the core
+  std::string_view core;   ///< the run less its leading and trailing whitespace
+  std::string_view trail;  ///< whitespace after the core
+};
+
+/// Splits a run's text into Padded.
+Padded padded(std::string_view text);
 
 /// The item changes to list, at most options.max_items of them; `more` gets the rest's count.
 std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& options,

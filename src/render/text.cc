@@ -25,6 +25,52 @@ Palette palette(bool color) {
   return {"\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[1m", "\x1b[2m", "\x1b[0m"};
 }
 
+// A value as the before/after line shows it: empty ones say so.
+std::string shown_value(const std::string& value) {
+  return value.empty() ? std::string("(empty)") : escape_terminal(value);
+}
+
+// The before and after of each changed field, under the item's line. Without colour the word
+// diff is written as wdiff does, [-removed-]{+added+}.
+std::string field_changes(const ItemChange& item, const Palette& p) {
+  std::string out;
+  for (const FieldChange& c : item.changes) {
+    out += fmt::format("           {}: ", escape_terminal(c.field));
+    if (!c.text) {
+      out += fmt::format("{}{}{} -> {}{}{}\n", p.removed, shown_value(c.old_value),
+                         *p.removed ? p.reset : "", p.added, shown_value(c.new_value),
+                         *p.added ? p.reset : "");
+      continue;
+    }
+    if (c.words.runs.empty()) {
+      out += "markup only, the text reads the same\n";
+      continue;
+    }
+    for (const WordRun& run : c.words.runs) {
+      if (run.skipped) out += "…";
+      if (run.kind == WordRun::Kind::kept) {
+        out += escape_terminal(run.text);
+        continue;
+      }
+      const bool added = run.kind == WordRun::Kind::added;
+      const page::Padded text = page::padded(run.text);
+      out += escape_terminal(text.lead);
+      if (*p.added)
+        out +=
+            fmt::format("{}{}{}", added ? p.added : p.removed, escape_terminal(text.core), p.reset);
+      else
+        out += fmt::format("{}{}{}", added ? "{+" : "[-", escape_terminal(text.core),
+                           added ? "+}" : "-]");
+      out += escape_terminal(text.trail);
+    }
+    if (c.words.skipped_after) out += "…";
+    if (const std::string note = page::held_back_note(c.words); !note.empty())
+      out += fmt::format(" {}({}){}", p.dim, note, p.reset);
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_text(const ChangeView& c, const RenderOptions& options) {
@@ -62,6 +108,7 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
       const char* color = line.kind == "added" ? p.added : line.kind == "removed" ? p.removed : "";
       out += fmt::format("  {}{:<8}{} {}\n", color, line.kind, *color ? p.reset : "",
                          escape_terminal(line.label));
+      if (line.change) out += field_changes(*line.change, p);
     }
     if (more) out += fmt::format("  ... and {} more\n", with_thousands(more));
   } else if (!c.items_note.empty()) {

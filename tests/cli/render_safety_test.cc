@@ -183,3 +183,71 @@ TEST_CASE("markup from a feed and its headers is escaped in every part of the HT
         std::string::npos);
   CHECK(html.find("javascript:alert(7)") != std::string::npos);  // shown as text, not linked
 }
+
+TEST_CASE("hostile text in a changed item's before and after stays inert in every format",
+          "[cli]") {
+  const std::string dir = make_temp_dir("render-before-after") + "/archive";
+  auto archive = Archive::init(dir, *parse_iso8601("2026-01-01T00:00:00Z"));
+  REQUIRE(archive);
+  auto feed = [](const std::string& title, const std::string& content) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\">\n<channel>\n"
+           "<title>t</title>\n<link>https://example.com/</link>\n<description>d</description>\n"
+           "<item><guid>a</guid><title>" +
+           title + "</title><description>" + content +
+           "</description></item>\n</channel>\n</rss>\n";
+  };
+  // The title is text, the description HTML whose text holds markup (escaped twice).
+  const std::string evil_title =
+      "calm &lt;script&gt;alert(1)&lt;/script&gt; " + kRlo + "fdp.exe " + kCsi8 + "31m" + kNel;
+  const std::string evil_content =
+      "&lt;p&gt;calm words &amp;lt;script&amp;gt;alert(2)&amp;lt;/script&amp;gt; " + kLri +
+      "isolated " + kCsi8 + "2J here&lt;/p&gt;";
+  auto commit = [&](const std::string& body, const char* at) {
+    CommitRequest request;
+    request.message = std::string("ba: changed (1 bytes, HTTP 200)\n\nSource: ba\nObserved-At: ") +
+                      at + "\nStatus: 200\n";
+    request.author_time = request.commit_time = *parse_iso8601(at);
+    request.files.push_back({"raw/ba/response.xml", body});
+    REQUIRE(archive->commit(request));
+  };
+  commit(feed("calm", "&lt;p&gt;calm words here&lt;/p&gt;"), "2026-01-01T01:00:00.000Z");
+  commit(feed(evil_title, evil_content), "2026-01-01T02:00:00.000Z");
+
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--color", "never", "show"},
+                                             {"--color", "always", "show"},
+                                             {"show", "--format", "markdown"},
+                                             {"show", "--format", "json"}}) {
+    std::vector<std::string> all = {"-C", dir};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = run_feeddiff(all);
+    INFO(args[1] << " " << args.back() << "\n" << r.out);
+    REQUIRE(r.exit_code == 0);
+    const auto found = unsafe_bytes(args[1] == "always" ? without_own_colours(r.out) : r.out);
+    CHECK(found.empty());
+  }
+  auto text = run_feeddiff({"-C", dir, "--color", "never", "show"});
+  CHECK(text.out.find(
+            "title: calm -> calm <script>alert(1)</script> \\u202efdp.exe \\u009b31m\\u0085") !=
+        std::string::npos);
+  CHECK(text.out.find("{+<script>alert(2)</script> \\u2066isolated \\u009b2J+}") !=
+        std::string::npos);
+  auto md = run_feeddiff({"-C", dir, "show", "--format", "markdown"});
+  for (std::size_t at = md.out.find("<script"); at != std::string::npos;
+       at = md.out.find("<script", at + 1))
+    CHECK(md.out[at - 1] == '\\');  // only the escaped form, \<script\>
+  CHECK(md.out.find("\\<script\\>alert(2)\\</script\\>") != std::string::npos);
+  // JSON gives the characters back exactly.
+  const auto doc = nlohmann::json::parse(run_feeddiff({"-C", dir, "show", "--format", "json"}).out);
+  const auto& changes = doc["items"]["changes"][0]["field_changes"];
+  CHECK(changes[0]["new"].get<std::string>().find("<script>alert(1)</script> " + kRlo) !=
+        std::string::npos);
+  auto page = run_feeddiff({"-C", dir, "show", "--format", "html"});
+  REQUIRE(page.exit_code == 0);
+  CHECK(page.out.find("<script") == std::string::npos);
+  CHECK(
+      page.out.find("<ins>&lt;script&gt;alert(2)&lt;/script&gt; \\u2066isolated \\u009b2J</ins>") !=
+      std::string::npos);
+  CHECK(page.out.find("<ins>calm &lt;script&gt;alert(1)&lt;/script&gt; \\u202efdp.exe") !=
+        std::string::npos);
+}

@@ -22,6 +22,25 @@ ItemDiff sample() {
   changed.id = "urn:b";
   changed.title = "";
   changed.fields = {"title", "summary", "media:content"};
+  FieldChange title;
+  title.field = "title";
+  title.old_value = "Old\ttitle\\";
+  title.new_value = "New\ntitle";
+  FieldChange summary;
+  summary.field = "summary";
+  summary.text = true;
+  summary.words.runs = {{WordRun::Kind::kept, "the\tfirst ", 120},
+                        {WordRun::Kind::removed, "old", 0},
+                        {WordRun::Kind::added, "new\\", 0}};
+  summary.words.skipped_after = 7;
+  summary.words.held_back_changes = 2;
+  summary.words.held_back_chars = 30;
+  FieldChange media;
+  media.field = "media:content";
+  media.old_value = "";
+  media.new_value = "url=\"x\"";
+  media.cut = true;
+  changed.changes = {title, summary, media};
   changed.moved = true;
   changed.old_index = 7;
   changed.new_index = 2;
@@ -47,6 +66,25 @@ void check_equal(const ItemDiff& a, const ItemDiff& b) {
     CHECK(a.items[i].moved == b.items[i].moved);
     CHECK(a.items[i].old_index == b.items[i].old_index);
     CHECK(a.items[i].new_index == b.items[i].new_index);
+    REQUIRE(a.items[i].changes.size() == b.items[i].changes.size());
+    for (std::size_t k = 0; k < a.items[i].changes.size(); ++k) {
+      const FieldChange& x = a.items[i].changes[k];
+      const FieldChange& y = b.items[i].changes[k];
+      CHECK(x.field == y.field);
+      CHECK(x.text == y.text);
+      CHECK(x.old_value == y.old_value);
+      CHECK(x.new_value == y.new_value);
+      CHECK(x.cut == y.cut);
+      CHECK(x.words.skipped_after == y.words.skipped_after);
+      CHECK(x.words.held_back_changes == y.words.held_back_changes);
+      CHECK(x.words.held_back_chars == y.words.held_back_chars);
+      REQUIRE(x.words.runs.size() == y.words.runs.size());
+      for (std::size_t r = 0; r < x.words.runs.size(); ++r) {
+        CHECK(x.words.runs[r].kind == y.words.runs[r].kind);
+        CHECK(x.words.runs[r].text == y.words.runs[r].text);
+        CHECK(x.words.runs[r].skipped == y.words.runs[r].skipped);
+      }
+    }
   }
 }
 
@@ -56,7 +94,7 @@ TEST_CASE("an item summary reads back exactly, tabs, newlines and backslashes in
   const ItemDiff d = sample();
   const std::string text = encode_item_diff(d);
   // One record a line: the newline and tab inside fields are escaped.
-  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 1 + 2 + 3 + 1);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 1 + 2 + 3 + 3 + 1);
   auto back = decode_item_diff(text);
   REQUIRE(back);
   check_equal(*back, d);
@@ -76,7 +114,7 @@ TEST_CASE("a summary cut short, of another version or garbled reads as nothing",
   CHECK_FALSE(decode_item_diff(text.substr(0, text.rfind("end"))));  // no end line
   CHECK_FALSE(decode_item_diff(text.substr(0, text.size() / 2)));
   std::string other = text;
-  other.replace(other.find(" 1\n"), 3, " 9\n");  // another format version
+  other.replace(other.find(" 2\n"), 3, " 9\n");  // another format version
   CHECK_FALSE(decode_item_diff(other));
   std::string bad_kind = text;
   bad_kind.replace(bad_kind.find("\tadded\t"), 7, "\tbogus\t");
@@ -85,6 +123,26 @@ TEST_CASE("a summary cut short, of another version or garbled reads as nothing",
   bad_escape.replace(bad_escape.find("\\n"), 2, "\\q");
   CHECK_FALSE(decode_item_diff(bad_escape));
   CHECK_FALSE(decode_item_diff(text + "item\tadded\n"));  // after the end line
+}
+
+TEST_CASE("a summary cached by the first format, without before and after values, reads as nothing",
+          "[diff]") {
+  // What feeddiff wrote before fields had values: read, it would show a changed item with no
+  // before and after, so it is recomputed instead.
+  CHECK_FALSE(decode_item_diff(
+      "feeddiff item-diff 1\nflags\t0\t0\nitem\tchanged\t0\t1\t1\turn:a\tA\ttitle\nend\n"));
+  const std::string text = encode_item_diff(sample());
+  std::string orphan = text;  // a change line with no item before it
+  orphan.insert(orphan.find("item\t"), "change\ttitle\t0\t0\ta\tb\t0\t0\t0\n");
+  CHECK_FALSE(decode_item_diff(orphan));
+  std::string bad_run = text;
+  bad_run.replace(bad_run.find("\tremoved\t"), 9, "\tchanged\t");
+  CHECK_FALSE(decode_item_diff(bad_run));
+  std::string short_run = text;  // a run without its text
+  const std::string last_run = "\tadded\t0\tnew\\\\\n";
+  REQUIRE(short_run.find(last_run) != std::string::npos);
+  short_run.replace(short_run.find(last_run), last_run.size(), "\tadded\t0\n");
+  CHECK_FALSE(decode_item_diff(short_run));
 }
 
 TEST_CASE("the cache name of a summary changes with either blob and with the ignored fields",

@@ -249,3 +249,59 @@ TEST_CASE("ollama versions that changed only lastBuildDate are cosmetic, the oth
 }
 
 }  // namespace feeddiff
+
+namespace feeddiff {
+
+TEST_CASE("a changed item carries each changed field before and after", "[diff]") {
+  Item a = item("a", "Old title"), b = item("a", "New title");
+  a.authors = {"Ann", "Bob"};
+  b.authors = {"Ann"};
+  a.enclosures = {Enclosure{"http://x/1.mp3", "audio/mpeg", "100"}};
+  b.enclosures = {Enclosure{"http://x/2.mp3", "", "200"}};
+  a.extra = {Field{"itunes:duration", "10:00", false}};
+  b.extra = {Field{"itunes:duration", "11:00", false}};
+  a.content = "<p>The model was trained on <b>12</b> GPUs.</p><script>var x = 1;</script>";
+  b.content = "<p>The model was trained on <b>16</b> GPUs.</p><script>var x = 2;</script>";
+  a.summary = "<p>Same <i>text</i></p>";
+  b.summary = "<p>Same text</p>";
+  b.updated = std::string(400, 'x');
+  const ItemDiff d = diff_items(feed({a}), feed({b}));
+  REQUIRE(d.items.size() == 1);
+  const ItemChange& ch = d.items[0];
+  REQUIRE(ch.changes.size() == ch.fields.size());
+  auto change = [&ch](const std::string& field) {
+    for (const FieldChange& c : ch.changes)
+      if (c.field == field) return c;
+    FAIL("no change of " << field);
+    return FieldChange{};
+  };
+  const FieldChange title = change("title");
+  CHECK_FALSE(title.text);
+  CHECK(title.old_value == "Old title");
+  CHECK(title.new_value == "New title");
+  CHECK(change("authors").old_value == "Ann, Bob");
+  CHECK(change("authors").new_value == "Ann");
+  CHECK(change("enclosures").old_value == "http://x/1.mp3 (100 bytes, audio/mpeg)");
+  CHECK(change("enclosures").new_value == "http://x/2.mp3 (200 bytes)");
+  CHECK(change("itunes:duration").new_value == "11:00");
+  const FieldChange updated = change("updated");
+  CHECK(updated.cut);
+  CHECK(updated.old_value.empty());
+  CHECK(updated.new_value == std::string(kMaxFieldValueChars, 'x') + "…");
+
+  // Long text: the words of what a reader sees (the script is no text of the page).
+  const FieldChange content = change("content");
+  CHECK(content.text);
+  CHECK(content.old_value.empty());
+  REQUIRE(content.words.runs.size() == 4);
+  CHECK(content.words.runs[0].text == "The model was trained on ");
+  CHECK(content.words.runs[1].kind == WordRun::Kind::removed);
+  CHECK(content.words.runs[1].text == "12");
+  CHECK(content.words.runs[2].kind == WordRun::Kind::added);
+  CHECK(content.words.runs[2].text == "16");
+  CHECK(content.words.runs[3].text == " GPUs.");
+  // Markup alone changed: no words to show.
+  CHECK(change("summary").words.runs.empty());
+}
+
+}  // namespace feeddiff
