@@ -178,8 +178,10 @@ struct ItemDiff {
 /// within a feed matches occurrence by occurrence. Moved items are the common items outside
 /// one longest run that kept its relative order. `ignore` names item or channel fields
 /// (e.g. "updated", "lastBuildDate", "itunes:duration") whose changes count as cosmetic.
+/// Without `field_values`, ItemChange::changes stays empty: the word diffs are skipped for
+/// callers that only need the kinds and field names (poll's cosmetic test).
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
-                    const std::vector<std::string>& ignore = {});
+                    const std::vector<std::string>& ignore = {}, bool field_values = true);
 
 /// An ItemDiff as text that decode_item_diff reads back, for caching summaries: a version
 /// line, one record a line, an end line.

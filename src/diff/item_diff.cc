@@ -173,7 +173,7 @@ std::vector<bool> longest_increasing(const std::vector<std::size_t>& seq) {
 }  // namespace
 
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
-                    const std::vector<std::string>& ignore) {
+                    const std::vector<std::string>& ignore, bool field_values) {
   ItemDiff d;
   bool cosmetic_changes = false;
 
@@ -232,8 +232,9 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     }
     if (!ch.fields.empty()) {
       ch.kind = ItemChange::Kind::changed;
-      for (const std::string& f : ch.fields)
-        ch.changes.push_back(field_change(old_feed.items[match[j]], n, f));
+      if (field_values)
+        for (const std::string& f : ch.fields)
+          ch.changes.push_back(field_change(old_feed.items[match[j]], n, f));
     } else if (ch.moved)
       ch.kind = ItemChange::Kind::moved;
     else

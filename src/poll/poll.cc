@@ -46,7 +46,7 @@ std::optional<std::string> cosmetic_change(std::string_view before, std::string_
   auto new_doc = normalize(after);
   if (!new_doc) return std::nullopt;
   if (old_doc->feed.format != new_doc->feed.format) return std::nullopt;
-  const ItemDiff d = diff_items(old_doc->feed, new_doc->feed, ignore);
+  const ItemDiff d = diff_items(old_doc->feed, new_doc->feed, ignore, /*field_values=*/false);
   if (d.cosmetic_only) {
     std::string fields;
     for (const auto& f : d.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
