@@ -182,6 +182,15 @@ HookRun run_exec_hook(const std::string& command, const std::string& dir, const 
   return {false, exit_reason(status)};
 }
 
+// A webhook's secret is often its path or query (Slack's, Discord's, ?token=): messages name
+// its scheme, host and port only.
+std::string webhook_origin(const std::string& url) {
+  const UrlParts parts = split_url(url);
+  std::string out = std::string(parts.scheme) + "://" + std::string(parts.host);
+  if (parts.port) out += ":" + std::string(*parts.port);
+  return out;
+}
+
 HookRun post_webhook(const std::string& url, const std::string& json, TimeMs timeout,
                      TimeMs connect_timeout) {
   FetchRequest request;
@@ -191,11 +200,19 @@ HookRun post_webhook(const std::string& url, const std::string& json, TimeMs tim
   request.max_body_bytes = std::size_t{1} << 20;
   request.total_timeout_ms = static_cast<long>(timeout);
   request.connect_timeout_ms = static_cast<long>(std::min(connect_timeout, timeout));
-  if (auto ok = check_url(url); !ok) return {false, "webhook URL: not an http(s) URL"};
+  const std::string origin = webhook_origin(url);
+  if (auto ok = check_url(url); !ok) return {false, origin + ": not an http(s) URL"};
   auto response = fetch(request);
-  if (!response) return {false, response.error().message};
+  if (!response) {
+    // fetch's messages carry the URL without credentials, but with its path.
+    std::string why = response.error().message;
+    const std::string shown = redact_url(url);
+    for (auto at = why.find(shown); at != std::string::npos; at = why.find(shown, at))
+      why.replace(at, shown.size(), origin);
+    return {false, why};
+  }
   if (response->status < 200 || response->status > 299)
-    return {false, fmt::format("{}: HTTP {}", redact_url(url), response->status)};
+    return {false, fmt::format("{}: HTTP {}", origin, response->status)};
   return {true, ""};
 }
 

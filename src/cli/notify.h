@@ -28,7 +28,8 @@ HookRun run_exec_hook(const std::string& command, const std::string& dir, const 
                       const std::vector<std::pair<std::string, std::string>>& env, TimeMs timeout);
 
 /// POSTs `json` to the webhook URL through fetch (its user agent, no redirects followed),
-/// within `timeout`; connect_timeout caps the connection. Messages never carry credentials.
+/// within `timeout`; connect_timeout caps the connection. Messages name the URL's scheme, host
+/// and port only: its credentials, path and query (a token, often) are never shown.
 HookRun post_webhook(const std::string& url, const std::string& json, TimeMs timeout,
                      TimeMs connect_timeout);
 

@@ -255,8 +255,14 @@ TEST_CASE(
   CHECK(failing.exit_code == 1);
   CHECK(failing.err.find("news: notify failed: webhook: ") != std::string::npos);
   CHECK(failing.err.find("HTTP 500") != std::string::npos);
-  CHECK(failing.err.find("s3cret") == std::string::npos);
-  CHECK(slurp(archive.dir() + "/.git/feeddiff/state.json").find("s3cret") == std::string::npos);
+  CHECK(failing.err.find(
+            "news: notify failed: webhook: http://127.0.0.1:" + std::to_string(receiver.port()) +
+            ": HTTP 500 (commit ") != std::string::npos);
+  const std::string state = slurp(archive.dir() + "/.git/feeddiff/state.json");
+  for (const char* secret : {"s3cret", "t0ken"}) {
+    CHECK(failing.err.find(secret) == std::string::npos);
+    CHECK(state.find(secret) == std::string::npos);
+  }
 
   answer = 200;
   auto ok = poll_now(archive);
