@@ -282,6 +282,14 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
   // while hooks run, so a poll that starts meanwhile is not held up.
   std::vector<Delivery> deliveries;
   {
+    // Nothing new and nothing pending (an archive without hooks): no lock, no write.
+    if (fresh.empty()) {
+      auto peek = load_state(archive);
+      if (!peek) return peek.error();
+      if (std::all_of(peek->sources.begin(), peek->sources.end(),
+                      [](const auto& s) { return s.second.pending_notifications.empty(); }))
+        return std::size_t{0};
+    }
     auto lock = ArchiveLock::acquire(archive, /*wait=*/true);
     if (!lock) return lock.error();
     auto state = load_state(archive);
