@@ -39,7 +39,7 @@ _feeddiff_options() {
   case $1 in
     init | remove | cat | normalize) echo "-h --help" ;;
     add) echo "-h --help --every=" ;;
-    poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress -j= --jobs=
+    poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body=" ;;
     log) echo "-h --help -n= --format=" ;;
     show) echo "-h --help --format= --normalized --max-lines= --max-line-chars=" ;;

@@ -70,6 +70,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from poll enable gc' -l wait -d 
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s q -l quiet -d 'Print failures only'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s v -l verbose -d 'Print every source'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l no-progress -d 'No progress line'
+complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l digest -d 'Print a summary of what changed'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s j -l jobs -x -d 'Transfers at once'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l per-host -x -d 'Connections to one host at once'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l timeout -x -d 'Time limit of one transfer'

@@ -15,6 +15,33 @@ namespace feeddiff {
 /// The default poll interval of a source: one hour.
 inline constexpr TimeMs kDefaultInterval = 3'600'000;
 
+/// A hook's default time limit: 30 seconds.
+inline constexpr TimeMs kDefaultNotifyTimeout = 30'000;
+
+/// A `[notify]` table (global, or `[sources.NAME.notify]`): what to run when a poll commits
+/// a change. Each key is nullopt when the table does not set it; a source's keys override the
+/// global ones one by one (notify_settings), and "" turns a global hook off for a source.
+struct NotifyConfig {
+  std::optional<std::string> exec;     ///< a command for /bin/sh -c, the change's JSON on stdin
+  std::optional<std::string> webhook;  ///< an http(s) URL the change's JSON is POSTed to
+  std::optional<TimeMs> timeout;       ///< time limit of one hook run
+  std::optional<bool> cosmetic;        ///< also run on a cosmetic-only change
+  /// Whether the table sets no key at all.
+  bool empty() const { return !exec && !webhook && !timeout && !cosmetic; }
+  /// Equal when every key is.
+  bool operator==(const NotifyConfig&) const = default;
+};
+
+/// The hooks that apply to one source, its keys over the global ones, defaults filled in.
+struct NotifySettings {
+  std::string exec;                        ///< "" for none
+  std::string webhook;                     ///< "" for none
+  TimeMs timeout = kDefaultNotifyTimeout;  ///< time limit of one hook run
+  bool cosmetic = false;                   ///< also run on a cosmetic-only change
+  /// Whether there is a hook to run.
+  bool any() const { return !exec.empty() || !webhook.empty(); }
+};
+
 /// One source: a named feed URL and how to poll it.
 struct SourceConfig {
   std::string name;                 ///< safe path component, see check_source_name
@@ -22,17 +49,22 @@ struct SourceConfig {
   TimeMs every = kDefaultInterval;  ///< poll interval
   std::vector<std::string> ignore;  ///< extra volatile paths for the item diff
   bool skip_cosmetic = false;       ///< make no commit when only volatile parts changed
+  NotifyConfig notify = {};         ///< `[sources.NAME.notify]`: overrides of `[notify]`
 };
 
 /// The archive's configuration.
 struct Config {
   std::vector<SourceConfig> sources;  ///< sorted by name
+  NotifyConfig notify;                ///< the global `[notify]` table
 
   /// The source with this name, or nullptr.
   const SourceConfig* find(std::string_view name) const;
   /// The source with this name, or nullptr.
   SourceConfig* find(std::string_view name);
 };
+
+/// The hooks of a source: its `[sources.NAME.notify]` keys over the global `[notify]` ones.
+NotifySettings notify_settings(const Config& config, const SourceConfig& source);
 
 /// Parses feeddiff.toml. Errc::bad_config with the line and reason when it is wrong.
 Result<Config> parse_config(std::string_view text);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ struct FetchRequest {
   long low_speed_seconds = 30;           ///< see low_speed_bytes_per_second
   /// Redirects followed before giving up; 0 follows none (the 3xx is the response).
   int max_redirects = 8;
+  /// When set, the request is a POST of these bytes (a webhook) instead of a GET.
+  std::optional<std::string> post_body;
+  /// The Content-Type of post_body.
+  std::string post_content_type = "application/json";
 };
 
 /// What the server said.

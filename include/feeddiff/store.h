@@ -193,7 +193,15 @@ struct SourceState {
   /// Why the items of the newest recorded version could not be read (its raw body is
   /// archived all the same), empty when they could or when no change was read yet.
   std::string items_error;
+  /// Commits whose hooks ([notify]) have not all succeeded yet, oldest first; the next poll
+  /// runs their hooks again. Bounded (kMaxPendingNotifications): the oldest go first.
+  std::vector<std::string> pending_notifications;
+  /// The last hook failure's one-line message, "" once every hook succeeded.
+  std::string notify_error;
 };
+
+/// Undelivered notifications kept per source; past this the oldest are dropped (with a note).
+inline constexpr std::size_t kMaxPendingNotifications = 100;
 
 /// The state of every source, by name.
 struct State {

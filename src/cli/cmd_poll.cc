@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "cli/command.h"
+#include "cli/notify.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
@@ -23,6 +24,7 @@ struct PollFlags {
   bool quiet = false;
   bool verbose = false;
   bool no_progress = false;
+  bool digest = false;
   int jobs = 16;
   int per_host = 2;
   std::string timeout = "2m";
@@ -161,7 +163,18 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
   if (report->sources.empty() && !flags.quiet)
     std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
-  return report->failures() ? 1 : 0;
+  std::fflush(stdout);
+  // The commits are durable once poll returns; hooks only read them, and a hook that fails
+  // is retried by the next poll, never undoes one.
+  std::size_t hook_failures = 0;
+  if (auto notified = notify_changes(*archive, *report, *connect); !notified) {
+    std::fputs(escape_terminal("notify: " + notified.error().message).append("\n").c_str(), stderr);
+    hook_failures = 1;
+  } else {
+    hook_failures = *notified;
+  }
+  if (flags.digest) write_out(poll_digest(*archive, *report));
+  return report->failures() || hook_failures ? 1 : 0;
 }
 
 }  // namespace
@@ -178,6 +191,9 @@ Command poll_command(CLI::App& root, const Globals& globals) {
                 "Also print sources that did not change or were not due");
   app->add_flag("--no-progress", flags->no_progress,
                 "No progress line (it is shown only when stderr is a terminal)");
+  app->add_flag("--digest", flags->digest,
+                "After the poll, a summary of what changed on stdout (per source: items added, "
+                "changed with their fields, removed)");
   app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
   app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
   app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
@@ -195,8 +211,16 @@ retried later with exponential backoff, and makes the exit code 1; the others go
 Politeness: ETag and Last-Modified are sent back; a source is not fetched before it is due
 (its interval, or later when Cache-Control max-age, Expires, <ttl> or Retry-After say so).
 
+Hooks: after the changes are committed, the [notify] hooks of feeddiff.toml run for each
+one that is not cosmetic only: `exec` (a /bin/sh command, the change's JSON as `show --format
+json` prints it on stdin, FEEDDIFF_COMMIT, FEEDDIFF_SOURCE and FEEDDIFF_URL in its
+environment) and `webhook` (a POST of that JSON). A hook that fails or passes its timeout is
+reported on stderr, recorded in the state and run again by the next poll; the exit code is 1.
+The commit stays. See docs/notify.md.
+
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet
+  */10 * * * * feeddiff -C ~/feeds poll --quiet --digest     cron's mail lists the changes
 
 Examples:
   feeddiff poll                 everything that is due

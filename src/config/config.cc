@@ -1,4 +1,5 @@
-// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore and skip_cosmetic.
+// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore and skip_cosmetic; `[notify]`
+// and `[sources.NAME.notify]` tables with exec, webhook, timeout and cosmetic.
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -68,7 +69,69 @@ Error config_error(const toml::source_region& where, std::string_view what) {
   return Error{Errc::bad_config, fmt::format("feeddiff.toml line {}: {}", where.begin.line, what)};
 }
 
+// Longest time a hook may run: a poll waits for its hooks, one after the other.
+constexpr TimeMs kMaxNotifyTimeout = 3'600'000;
+
+// A `[notify]` table; `where` names it in messages ("notify", "sources.x.notify").
+Result<NotifyConfig> parse_notify(const toml::node& node, const std::string& where) {
+  const toml::table* t = node.as_table();
+  if (!t) return config_error(node.source(), fmt::format("'{}' must be a table", where));
+  NotifyConfig out;
+  for (const auto& [field, value] : *t) {
+    const std::string_view f = field.str();
+    if (f == "exec") {
+      auto s = value.value<std::string>();
+      if (!s) return config_error(value.source(), "exec must be a string (a shell command)");
+      out.exec = *s;
+    } else if (f == "webhook") {
+      auto s = value.value<std::string>();
+      if (!s) return config_error(value.source(), "webhook must be a string (an http(s) URL)");
+      if (!s->empty()) {
+        // fetch checks it fully when it posts; the URL (it may carry a token) is not echoed.
+        const UrlParts parts = split_url(*s);
+        const std::string scheme = to_lower(parts.scheme);
+        if (!parts.has_authority || parts.host.empty() || (scheme != "http" && scheme != "https"))
+          return config_error(value.source(), "webhook must be an http:// or https:// URL");
+      }
+      out.webhook = *s;
+    } else if (f == "timeout") {
+      auto s = value.value<std::string>();
+      if (!s) return config_error(value.source(), "timeout must be a duration such as \"30s\"");
+      auto d = parse_duration(*s);
+      if (!d) return config_error(value.source(), d.error().message);
+      if (*d < 1000 || *d > kMaxNotifyTimeout)
+        return config_error(value.source(), "timeout must be between 1s and 1h");
+      out.timeout = *d;
+    } else if (f == "cosmetic") {
+      auto b = value.value<bool>();
+      if (!b) return config_error(value.source(), "cosmetic must be true or false");
+      out.cosmetic = *b;
+    } else {
+      return config_error(value.source(), fmt::format("'{}' has an unknown key '{}'", where, f));
+    }
+  }
+  return out;
+}
+
+void format_notify(std::ostringstream& out, const NotifyConfig& n) {
+  if (n.exec) out << "exec = " << quote(*n.exec) << "\n";
+  if (n.webhook) out << "webhook = " << quote(*n.webhook) << "\n";
+  if (n.timeout) out << "timeout = " << quote(format_duration(*n.timeout)) << "\n";
+  if (n.cosmetic) out << "cosmetic = " << (*n.cosmetic ? "true" : "false") << "\n";
+}
+
 }  // namespace
+
+NotifySettings notify_settings(const Config& config, const SourceConfig& source) {
+  NotifySettings out;
+  for (const NotifyConfig* n : {&config.notify, &source.notify}) {
+    if (n->exec) out.exec = *n->exec;
+    if (n->webhook) out.webhook = *n->webhook;
+    if (n->timeout) out.timeout = *n->timeout;
+    if (n->cosmetic) out.cosmetic = *n->cosmetic;
+  }
+  return out;
+}
 
 const SourceConfig* Config::find(std::string_view name) const {
   for (const auto& s : sources)
@@ -93,8 +156,13 @@ Result<Config> parse_config(std::string_view text) {
   }
   Config config;
   for (const auto& [k, v] : root) {
-    if (k.str() != "sources")
+    if (k.str() == "notify") {
+      auto notify = parse_notify(v, "notify");
+      if (!notify) return notify.error();
+      config.notify = std::move(*notify);
+    } else if (k.str() != "sources") {
       return config_error(v.source(), fmt::format("unknown key '{}'", k.str()));
+    }
   }
   const toml::table* sources = root["sources"].as_table();
   if (!sources) {
@@ -144,6 +212,10 @@ Result<Config> parse_config(std::string_view text) {
         auto b = value.value<bool>();
         if (!b) return config_error(value.source(), "skip_cosmetic must be true or false");
         source.skip_cosmetic = *b;
+      } else if (f == "notify") {
+        auto notify = parse_notify(value, "sources." + key(source.name) + ".notify");
+        if (!notify) return notify.error();
+        source.notify = std::move(*notify);
       } else {
         return config_error(value.source(),
                             fmt::format("source '{}' has an unknown key '{}'", source.name, f));
@@ -165,6 +237,10 @@ std::string format_config(const Config& config) {
   std::vector<const SourceConfig*> sorted;
   for (const auto& s : config.sources) sorted.push_back(&s);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  if (!config.notify.empty()) {
+    out << "\n[notify]\n";
+    format_notify(out, config.notify);
+  }
   for (const SourceConfig* s : sorted) {
     out << "\n[sources." << key(s->name) << "]\n";
     out << "url = " << quote(s->url) << "\n";
@@ -176,6 +252,10 @@ std::string format_config(const Config& config) {
       out << "]\n";
     }
     if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
+    if (!s->notify.empty()) {
+      out << "\n[sources." << key(s->name) << ".notify]\n";
+      format_notify(out, s->notify);
+    }
   }
   return out.str();
 }

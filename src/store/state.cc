@@ -48,6 +48,8 @@ Result<State> load_state(const Archive& archive) {
       get_to(s, "disabled", out.disabled);
       get_to(s, "disabled_reason", out.disabled_reason);
       get_to(s, "items_error", out.items_error);
+      get_to(s, "pending_notifications", out.pending_notifications);
+      get_to(s, "notify_error", out.notify_error);
     }
   } catch (const std::exception& e) {
     return Error{Errc::bad_config,
@@ -77,6 +79,10 @@ Status save_state(const Archive& archive, const State& state) {
         {"disabled_reason", s.disabled_reason},
         {"items_error", s.items_error},
     };
+    // Only when there is something to say: a state without hooks reads as it always did.
+    if (!s.pending_notifications.empty())
+      sources[name]["pending_notifications"] = s.pending_notifications;
+    if (!s.notify_error.empty()) sources[name]["notify_error"] = s.notify_error;
   }
   nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
   // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.

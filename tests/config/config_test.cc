@@ -98,3 +98,70 @@ TEST_CASE("setting a source's url edits that one value and keeps every other byt
   CHECK(missing.error().code == Errc::bad_config);
   CHECK_FALSE(set_source_url("[sources.a\n", "a", url));
 }
+
+TEST_CASE("[notify] and a source's notify table round-trip, the source's keys over the global",
+          "[config]") {
+  const std::string text =
+      "[notify]\nexec = \"mail -s \\\"feeddiff: $FEEDDIFF_SOURCE\\\" me@example.com\"\n"
+      "timeout = \"45s\"\n\n"
+      "[sources.quiet]\nurl = \"https://example.com/q.xml\"\n\n"
+      "[sources.quiet.notify]\nexec = \"\"\nwebhook = \"https://hooks.example.com/x\"\n"
+      "cosmetic = true\n\n"
+      "[sources.loud]\nurl = \"https://example.com/l.xml\"\n";
+  auto c = parse_config(text);
+  INFO((c ? "" : c.error().message));
+  REQUIRE(c);
+  CHECK(c->notify.exec == "mail -s \"feeddiff: $FEEDDIFF_SOURCE\" me@example.com");
+  CHECK(c->notify.timeout == 45'000);
+  CHECK_FALSE(c->notify.webhook);
+
+  const NotifySettings loud = notify_settings(*c, *c->find("loud"));
+  CHECK(loud.exec == *c->notify.exec);
+  CHECK(loud.webhook.empty());
+  CHECK(loud.timeout == 45'000);
+  CHECK_FALSE(loud.cosmetic);
+  CHECK(loud.any());
+
+  const NotifySettings quiet = notify_settings(*c, *c->find("quiet"));
+  CHECK(quiet.exec.empty());  // "" turns the global command off for this source
+  CHECK(quiet.webhook == "https://hooks.example.com/x");
+  CHECK(quiet.timeout == 45'000);
+  CHECK(quiet.cosmetic);
+
+  const std::string formatted = format_config(*c);
+  auto back = parse_config(formatted);
+  REQUIRE(back);
+  CHECK(back->notify == c->notify);
+  CHECK(back->find("quiet")->notify == c->find("quiet")->notify);
+  CHECK(back->find("loud")->notify.empty());
+  CHECK(format_config(*back) == formatted);
+
+  // Without [notify], nothing runs.
+  auto none = parse_config("[sources.a]\nurl = \"http://x/\"\n");
+  REQUIRE(none);
+  CHECK_FALSE(notify_settings(*none, none->sources[0]).any());
+  CHECK(format_config(*none).find("notify") == std::string::npos);
+}
+
+TEST_CASE("a wrong [notify] table names its line and the problem", "[config]") {
+  auto check = [](const std::string& text, const std::string& says) {
+    auto r = parse_config(text);
+    REQUIRE_FALSE(r);
+    INFO(r.error().message);
+    CHECK(r.error().code == Errc::bad_config);
+    CHECK(r.error().message.find(says) != std::string::npos);
+  };
+  check("[notify]\nexec = 1\n", "line 2: exec must be a string");
+  check("[notify]\nwebhook = \"ftp://user:pw@host/x\"\n", "webhook must be an http");
+  check("[notify]\ntimeout = \"0s\"\n", "timeout must be between 1s and 1h");
+  check("[notify]\ntimeout = \"2h\"\n", "timeout must be between 1s and 1h");
+  check("[notify]\ncosmetic = \"yes\"\n", "cosmetic must be true or false");
+  check("[notify]\nmail = \"me\"\n", "'notify' has an unknown key 'mail'");
+  check("notify = 3\n", "'notify' must be a table");
+  check("[sources.a]\nurl = \"http://x/\"\n[sources.a.notify]\nexex = \"x\"\n",
+        "'sources.a.notify' has an unknown key 'exex'");
+  // A webhook's URL (it may carry a token) is never echoed.
+  auto r = parse_config("[notify]\nwebhook = \"gopher://user:s3cret@host/x\"\n");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("s3cret") == std::string::npos);
+}

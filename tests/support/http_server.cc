@@ -301,6 +301,7 @@ struct HttpServer::Impl {
         std::size_t length = std::strtoull(cl->c_str(), nullptr, 10);
         while (buf.size() < length)
           if (!read_more(fd, buf)) return true;
+        request.body = buf.substr(0, length);
         buf.erase(0, length);
       }
       bool keep_alive = version == "HTTP/1.1";

@@ -19,6 +19,7 @@ struct RecordedRequest {
   std::string method;                                        ///< GET, HEAD, ...
   std::string target;                                        ///< path and query, as sent
   std::vector<std::pair<std::string, std::string>> headers;  ///< as sent, in order
+  std::string body;  ///< the body a Content-Length framed (a POST's), or empty
   /// The first header with this name (case-insensitive), or nullopt.
   std::optional<std::string> header(std::string_view name) const;
 };
