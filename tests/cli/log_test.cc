@@ -86,8 +86,8 @@ TEST_CASE("log NAME answers from the source index, so history it does not print 
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> ids;
-  for (const auto& change : nlohmann::json::parse(r.out)["changes"])
-    ids.push_back(change["id"].get<std::string>());
+  const auto doc = nlohmann::json::parse(r.out);  // the range below must not dangle
+  for (const auto& change : doc["changes"]) ids.push_back(change["id"].get<std::string>());
   CHECK(ids == s1);
   auto two = archive({"log", "s1", "-n", "2"});
   CHECK(two.exit_code == 0);

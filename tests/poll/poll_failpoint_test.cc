@@ -143,8 +143,8 @@ void check_log_agrees(const CliArchive& archive) {
       INFO(r.err);
       REQUIRE(r.exit_code == 0);
       std::vector<std::string> ids;
-      for (const auto& change : nlohmann::json::parse(r.out)["changes"])
-        ids.push_back(change["id"].get<std::string>());
+      const auto doc = nlohmann::json::parse(r.out);  // the range below must not dangle
+      for (const auto& change : doc["changes"]) ids.push_back(change["id"].get<std::string>());
       CHECK(ids == (limit == "1" ? std::vector<std::string>(expected.begin(), expected.begin() + 1)
                                  : expected));
     }
