@@ -2,7 +2,7 @@
 // store: the only module that talks to git (libgit2). An archive is an ordinary git
 // repository; this module writes commits (objects first, then an atomic branch move),
 // reads files and history back, keeps the work tree in step, and owns the files under
-// .git/feeddiff/: the poll state and the lock.
+// .git/feeddiff/: the poll state, the lock, the cache and the per-source index.
 
 #include <cstddef>
 #include <cstdint>
@@ -113,7 +113,7 @@ class Archive {
   Status begin_batch();
   /// Writes the batch's objects as one pack (fsync'd), then moves the branch once to the
   /// batch's newest commit (failing if someone else moved it meanwhile), then brings the
-  /// index and work tree in step. The batch stays open for more commits.
+  /// index and work tree in step, then the source index (see log). The batch stays open.
   Status flush();
   /// flush(), then back to writing each commit straight to the branch.
   Status end_batch();

@@ -24,14 +24,15 @@ enum class Failpoint {
   branch_moved,     ///< the branch names the new commit; index and work tree not updated
   checkout_done,    ///< index and work tree updated; the checkout marker still there
   flushed,          ///< the marker removed: the batch is complete; the state not saved yet
+  index_appended,   ///< the source index's new records appended; its tip not replaced yet
   state_saved,      ///< state.json saved (new validators); no item summary derived yet
   summary_cached,   ///< one change's item summary in the cache
 };
 
 /// Each Failpoint's name (what FEEDDIFF_FAILPOINT takes), in the enum's order.
-inline constexpr std::array<std::string_view, 9> kFailpointNames = {
-    "pack-written",  "pack-renamed", "pack-in-place", "checkout-marked", "branch-moved",
-    "checkout-done", "flushed",      "state-saved",   "summary-cached",
+inline constexpr std::array<std::string_view, 10> kFailpointNames = {
+    "pack-written",  "pack-renamed", "pack-in-place",  "checkout-marked", "branch-moved",
+    "checkout-done", "flushed",      "index-appended", "state-saved",     "summary-cached",
 };
 
 static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::summary_cached) + 1,

@@ -19,6 +19,7 @@
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
 #include "store/pack_writer.h"
+#include "store/source_index.h"
 
 namespace feeddiff {
 
@@ -138,6 +139,15 @@ std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += l + "\n";
   return out;
+}
+
+// Brings the source index up to the branch (source_index.h); the caller holds the lock. Best
+// effort: the commits are durable already, and a reader catches up from whatever is left.
+void update_source_index(git_repository* repo, const std::string& git_dir) {
+  auto head = branch_head(repo);
+  if (!head || !*head) return;
+  (void)source_index::update(repo, git_dir + "/feeddiff/index",
+                             *git_commit_id(head->value().get()));
 }
 
 }  // namespace
@@ -339,6 +349,7 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
     return ok.error();
   if (auto ok = checkout_paths(repo, impl_->lock_places(), paths); !ok) return ok.error();
   std::remove(impl_->checkout_marker().c_str());
+  update_source_index(repo, impl_->git_dir);
   return std::optional<std::string>(git::to_hex(commit_id));
 }
 
@@ -442,6 +453,7 @@ Status Archive::flush() {
   b.pending_commits = 0;
   b.pending_head.reset();
   b.batch_base.reset();
+  update_source_index(repo, b.git_dir);
   return Ok{};
 }
 
@@ -638,6 +650,37 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
     return git::last_error("walking history");
   std::string prefix(path_prefix);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos) {
+    // One source: from the index, which writes what it caught up only when no writer holds
+    // the lock (a reader never waits for a poll).
+    std::optional<ArchiveLock> lock;
+    auto ids = source_index::commits_of(repo, impl_->git_dir + "/feeddiff/index",
+                                        *git_commit_id(head->value().get()),
+                                        std::string_view(prefix).substr(4), limit, [&] {
+                                          auto l = ArchiveLock::acquire(*this, false);
+                                          if (!l) return false;
+                                          lock.emplace(std::move(*l));
+                                          return true;
+                                        });
+    if (ids && *ids) {
+      std::vector<CommitInfo> found;
+      bool ok = true;
+      for (const git_oid& oid : **ids) {
+        git_commit* c = nullptr;
+        if (git_commit_lookup(&c, repo, &oid) != 0) {
+          ok = false;  // a record naming no commit: walk instead
+          break;
+        }
+        git::CommitPtr commit(c);
+        found.push_back(info_of(c));
+        git_buf abbrev = GIT_BUF_INIT;
+        if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(c)) == 0)
+          found.back().abbrev.assign(abbrev.ptr, abbrev.size);
+        git_buf_dispose(&abbrev);
+      }
+      if (ok) return found;
+    }
+  }
   git_oid id;
   for (;;) {
     if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)

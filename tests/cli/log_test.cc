@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_helpers.h"
 
@@ -50,4 +51,51 @@ TEST_CASE("log abbreviates an id past 7 characters when 7 are ambiguous", "[cli]
   CHECK(r.out[8] == ' ');
   auto json = archive({"log", "--format", "json"});
   CHECK(json.out.find("\"short_id\": \"" + head.substr(0, 8) + "\"") != std::string::npos);
+}
+
+TEST_CASE("log NAME answers from the source index, so history it does not print can be missing",
+          "[cli][index]") {
+  // A walk (what `log NAME` did) diffs every commit down to the root; the index reads the
+  // source's own records and the commits it prints. Deleting the root commit's object proves
+  // which one ran.
+  CliArchive archive("log-index");
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(archive({"add", "s" + std::to_string(i), "http://127.0.0.1:1/" + std::to_string(i)})
+                .exit_code == 0);
+  // Changes made by hand, which the index learns by comparing raw/ with the parent's.
+  std::vector<std::string> s1;
+  for (int v = 0; v < 3; ++v)
+    for (const std::string name : {"s0", "s1"}) {
+      std::filesystem::create_directories(archive.dir() + "/raw/" + name);
+      spit(archive.dir() + "/raw/" + name + "/response.xml",
+           "<rss>" + std::to_string(v) + "</rss>");
+      REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
+      REQUIRE(archive
+                  .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
+                        name + " by hand " + std::to_string(v)})
+                  .exit_code == 0);
+      if (name == "s1") s1.insert(s1.begin(), archive.head().substr(0, 40));
+    }
+  const std::string root = archive.git({"rev-list", "--max-parents=0", "HEAD"}).out.substr(0, 40);
+  const std::string loose =
+      archive.dir() + "/.git/objects/" + root.substr(0, 2) + "/" + root.substr(2);
+  REQUIRE(std::filesystem::exists(loose));
+  std::filesystem::remove(loose);
+
+  auto r = archive({"log", "s1", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> ids;
+  const auto doc = nlohmann::json::parse(r.out);  // the range below must not dangle
+  for (const auto& change : doc["changes"]) ids.push_back(change["id"].get<std::string>());
+  CHECK(ids == s1);
+  auto two = archive({"log", "s1", "-n", "2"});
+  CHECK(two.exit_code == 0);
+  CHECK(two.out.find("s1 by hand 2") != std::string::npos);
+  CHECK(two.out.find("s1 by hand 1") != std::string::npos);
+  CHECK(two.out.find("s1 by hand 0") == std::string::npos);
+  CHECK(archive({"log", "s2"}).out == "No recorded change of 's2' yet.\n");
+  // With the index gone, the rebuild walks to the root: it fails, and says so.
+  std::filesystem::remove_all(archive.dir() + "/.git/feeddiff/index");
+  CHECK(archive({"log", "s1"}).exit_code == 2);
 }

@@ -131,6 +131,26 @@ void check_version_2_recorded_once(const Polled& p) {
     }
 }
 
+// `feeddiff log NAME` and `log NAME -n 1` (from the source index) list what `git log --
+// raw/NAME/` lists.
+void check_log_agrees(const CliArchive& archive) {
+  for (const auto& name : kNames) {
+    INFO("log " << name);
+    std::vector<std::string> expected =
+        lines_of(archive.git({"log", "--format=%H", "--", "raw/" + name + "/"}).out);
+    for (const std::string limit : {"0", "1"}) {
+      auto r = archive({"log", name, "-n", limit, "--format", "json"});
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      std::vector<std::string> ids;
+      const auto doc = nlohmann::json::parse(r.out);  // the range below must not dangle
+      for (const auto& change : doc["changes"]) ids.push_back(change["id"].get<std::string>());
+      CHECK(ids == (limit == "1" ? std::vector<std::string>(expected.begin(), expected.begin() + 1)
+                                 : expected));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -167,11 +187,14 @@ TEST_CASE(
     for (const auto& name : kNames)
       CHECK(p.archive.git({"show", p.head + ":raw/" + name + "/response.xml"}).out ==
             body_of(name, 1));
+    // What the killed poll left of the source index is caught up, or set aside, by a reader.
+    check_log_agrees(p.archive);
 
     auto next = p.poll(2, {});
     INFO(next.out << next.err);
     CHECK(next.exit_code == 0);
     check_version_2_recorded_once(p);
+    check_log_agrees(p.archive);
 
     // Killed between the pack's rename and its index's, the poll leaves a pack that nothing
     // can read (git and libgit2 find objects through indexes; fsck passed above). It is

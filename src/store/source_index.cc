@@ -1,0 +1,477 @@
+// The per-source index (source_index.h). Files under .git/feeddiff/index/:
+//
+//   tip          text, replaced atomically and always last: the format, the generation, the
+//                commit the index is complete up to with its first-parent depth (root = 1),
+//                each source's record count, and a checksum of all of it.
+//   g<N>/<name>  one per source (name escaped to [a-z0-9._%-]), append-only, oldest first:
+//                28-byte records of commit id (20), depth (4, little-endian) and a checksum
+//                of both (4).
+//
+// Why this shape: `log NAME -n 5` reads the tip and the last 5 records of one file, then 5
+// commits; nothing grows with the history but the tip's one line per source. Fixed-size
+// checksummed records make a torn or garbled tail visible. Records are appended before the
+// tip is replaced, so a writer killed in between leaves records past the tip's counts, which
+// readers ignore and the next writer truncates; a tip whose counts the file cannot cover
+// (a truncated file, a lost write after a power cut: the records are not fsync'd, the tip
+// is) makes the index rebuilt. A rebuild writes a new generation directory and then the tip
+// naming it, so a reader that loaded the old tip never reads half-rewritten files.
+//
+// Indexing a commit: the `raw` entry of its root tree against its first parent's (root trees
+// are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
+// feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
+// Source: S; poll writes nothing but raw/S/ in one) touches S alone; anything else (a user's
+// commit, an amended or rebased one, remove/import, a hand edit) is indexed by comparing
+// raw/'s entries with its parent's. Only first-parent history is indexed: a merge on the
+// chain makes the index decline and the caller walk.
+
+#include "store/source_index.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/failpoint.h"
+#include "feeddiff/message.h"
+#include "feeddiff/store.h"
+#include "store/git_handles.h"
+
+namespace feeddiff::source_index {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMagic = "feeddiff-source-index 1";
+constexpr std::size_t kRecord = 28;
+// An escaped name longer than this could exceed a file system's name limit; such a name
+// under raw/ makes the index decline (the caller walks), which no feeddiff source reaches.
+constexpr std::size_t kMaxFileName = 200;
+
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::uint32_t record_check(const unsigned char* bytes) {
+  const std::uint64_t h = fnv1a64({reinterpret_cast<const char*>(bytes), 24});
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+// A source name as a file name on any file system: lowercase letters, digits, '_', '-' and
+// a '.' not leading stay; everything else (uppercase too, for case-insensitive file
+// systems) becomes %XX.
+std::string escape(std::string_view name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+        (c == '.' && i > 0))
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+struct Tip {
+  unsigned generation = 0;
+  git_oid id{};
+  std::uint32_t depth = 0;
+  std::map<std::string, std::uint64_t> counts;  // by escaped name
+};
+
+std::string format_tip(const Tip& tip) {
+  std::string out = fmt::format("{}\ngeneration {}\ntip {} {}\n", kMagic, tip.generation,
+                                git::to_hex(tip.id), tip.depth);
+  for (const auto& [name, count] : tip.counts) out += fmt::format("source {} {}\n", count, name);
+  out += fmt::format("check {:016x}\n", fnv1a64(out));
+  return out;
+}
+
+// nullopt when missing or not exactly what format_tip writes.
+std::optional<Tip> load_tip(const std::string& dir) {
+  auto text = read_file(dir + "/tip");
+  if (!text) return std::nullopt;
+  const auto check_at = text->rfind("check ");
+  if (check_at == std::string::npos || text->back() != '\n') return std::nullopt;
+  if (fmt::format("check {:016x}\n", fnv1a64(std::string_view(*text).substr(0, check_at))) !=
+      std::string_view(*text).substr(check_at))
+    return std::nullopt;
+  std::istringstream in(text->substr(0, check_at));
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic) return std::nullopt;
+  Tip tip;
+  std::string word, hex;
+  if (!(in >> word >> tip.generation) || word != "generation") return std::nullopt;
+  if (!(in >> word >> hex >> tip.depth) || word != "tip" || hex.size() != GIT_OID_HEXSZ ||
+      git_oid_fromstr(&tip.id, hex.c_str()) != 0 || tip.depth == 0)
+    return std::nullopt;
+  std::uint64_t count = 0;
+  std::string name;
+  while (in >> word) {
+    if (word != "source" || !(in >> count >> name) || count == 0 || count > tip.depth)
+      return std::nullopt;
+    tip.counts[name] = count;
+  }
+  return tip;
+}
+
+std::string generation_dir(const std::string& dir, unsigned generation) {
+  return fmt::format("{}/g{}", dir, generation);
+}
+
+// Records [from, to) of a source's file, oldest first; nullopt when the file cannot cover
+// them or one is garbled, or their depths are not rising and within max_depth.
+std::optional<std::vector<git_oid>> read_records(const std::string& path, std::uint64_t from,
+                                                 std::uint64_t to, std::uint32_t max_depth) {
+  std::vector<git_oid> out;
+  if (from >= to) return out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string bytes((to - from) * kRecord, '\0');
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done,
+                              static_cast<off_t>(from * kRecord + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (done != bytes.size()) return std::nullopt;
+  std::uint32_t last_depth = 0;
+  for (std::size_t i = 0; i < to - from; ++i) {
+    const auto* r = reinterpret_cast<const unsigned char*>(bytes.data() + i * kRecord);
+    const std::uint32_t depth =
+        r[20] | (r[21] << 8) | (r[22] << 16) | (static_cast<std::uint32_t>(r[23]) << 24);
+    const std::uint32_t check =
+        r[24] | (r[25] << 8) | (r[26] << 16) | (static_cast<std::uint32_t>(r[27]) << 24);
+    if (check != record_check(r) || depth <= last_depth || depth > max_depth) return std::nullopt;
+    last_depth = depth;
+    git_oid id;
+    std::memcpy(id.id, r, 20);
+    out.push_back(id);
+  }
+  return out;
+}
+
+void append_record(std::string& out, const git_oid& id, std::uint32_t depth) {
+  unsigned char r[kRecord];
+  std::memcpy(r, id.id, 20);
+  for (int i = 0; i < 4; ++i) r[20 + i] = static_cast<unsigned char>(depth >> (8 * i));
+  const std::uint32_t check = record_check(r);
+  for (int i = 0; i < 4; ++i) r[24 + i] = static_cast<unsigned char>(check >> (8 * i));
+  out.append(reinterpret_cast<const char*>(r), kRecord);
+}
+
+// A commit of the first-parent chain, as the backward walk saw it.
+struct Seen {
+  git_oid id{};
+  git_oid raw{};       // the `raw` subtree's id, zero when there is none
+  std::string source;  // set when it is a version commit feeddiff wrote
+};
+
+// What a catch-up learnt: the commits after the tip (or all, for a rebuild), oldest first,
+// each with the escaped names it touched.
+struct Pending {
+  bool rebuild = false;
+  std::uint32_t base_depth = 0;  // depth of the commit before the first one here
+  std::vector<git_oid> ids;
+  std::vector<std::vector<std::string>> touched;
+};
+
+git_oid raw_of(const git_commit* commit) {
+  git_oid zero{};
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, commit) != 0) return zero;
+  git::TreePtr owned(tree);
+  const git_tree_entry* entry = git_tree_entry_byname(tree, "raw");
+  if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_TREE) return zero;
+  return *git_tree_entry_id(entry);
+}
+
+// The source a version commit names, when feeddiff wrote it as poll does: then it wrote
+// nothing under raw/ but raw/<source>/. Anything else: "".
+std::string version_source(const git_commit* commit) {
+  if (git_commit_parentcount(commit) != 1) return {};
+  for (const git_signature* s : {git_commit_author(commit), git_commit_committer(commit)})
+    if (!s || std::strcmp(s->name, "feeddiff") != 0 ||
+        std::strcmp(s->email, "feeddiff@localhost") != 0)
+      return {};
+  const char* message = git_commit_message(commit);
+  if (!message) return {};
+  const std::string_view text(message);
+  const std::string_view title = text.substr(0, text.find('\n'));
+  for (const Trailer& t : message_trailers(text)) {
+    if (t.key != "Source") continue;
+    const std::string& s = t.value;
+    if (s.empty() || s.find('/') != std::string::npos) return {};
+    if (title.starts_with(s + ": added (") || title.starts_with(s + ": changed (")) return s;
+    return {};
+  }
+  return {};
+}
+
+// The names under raw/ whose subtree differs between two `raw` trees (zero: none), as
+// `git log -- raw/<name>/` sees them: a blob at raw/<name> on both sides is no match.
+Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& before,
+                                          const git_oid& after) {
+  auto load = [&](const git_oid& id) -> Result<git::TreePtr> {
+    if (git_oid_is_zero(&id) == 1) return git::TreePtr();
+    git_tree* tree = nullptr;
+    if (git_tree_lookup(&tree, repo, &id) != 0) return git::last_error("reading raw/");
+    return git::TreePtr(tree);
+  };
+  auto old_tree = load(before);
+  if (!old_tree) return old_tree.error();
+  auto new_tree = load(after);
+  if (!new_tree) return new_tree.error();
+  struct Entry {
+    git_oid id;
+    bool tree;
+  };
+  std::map<std::string, Entry> old_entries;
+  if (*old_tree)
+    for (std::size_t i = 0; i < git_tree_entrycount(old_tree->get()); ++i) {
+      const git_tree_entry* e = git_tree_entry_byindex(old_tree->get(), i);
+      old_entries[git_tree_entry_name(e)] = {*git_tree_entry_id(e),
+                                             git_tree_entry_type(e) == GIT_OBJECT_TREE};
+    }
+  std::vector<std::string> out;
+  if (*new_tree)
+    for (std::size_t i = 0; i < git_tree_entrycount(new_tree->get()); ++i) {
+      const git_tree_entry* e = git_tree_entry_byindex(new_tree->get(), i);
+      const std::string name = git_tree_entry_name(e);
+      const bool is_tree = git_tree_entry_type(e) == GIT_OBJECT_TREE;
+      auto it = old_entries.find(name);
+      if (it == old_entries.end()) {
+        if (is_tree) out.push_back(name);
+        continue;
+      }
+      if (!git_oid_equal(&it->second.id, git_tree_entry_id(e)) && (is_tree || it->second.tree))
+        out.push_back(name);
+      old_entries.erase(it);
+    }
+  for (const auto& [name, e] : old_entries)
+    if (e.tree) out.push_back(name);
+  return out;
+}
+
+// Walks the first-parent chain back from head to the tip (all of it when there is no tip
+// or the tip is not on it) and indexes each commit met. nullopt: the index cannot hold
+// this history (a merge, an unstorable name).
+Result<std::optional<Pending>> catch_up(git_repository* repo, const git_oid& head,
+                                        const std::optional<Tip>& tip) {
+  std::vector<Seen> seen;  // newest first
+  git_oid before_first{};  // the raw id of the tip (zero for a rebuild: the root has none)
+  bool found = false;
+  git_oid id = head;
+  for (;;) {
+    if (tip && git_oid_equal(&id, &tip->id)) {
+      found = true;
+      git_commit* c = nullptr;
+      if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+      git::CommitPtr owned(c);
+      before_first = raw_of(c);
+      break;
+    }
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+    git::CommitPtr owned(c);
+    const unsigned parents = git_commit_parentcount(c);
+    if (parents > 1) return std::optional<Pending>{};
+    seen.push_back({id, raw_of(c), version_source(c)});
+    if (parents == 0) break;
+    id = *git_commit_parent_id(c, 0);
+  }
+  Pending p;
+  p.rebuild = !found;
+  p.base_depth = found ? tip->depth : 0;
+  if (p.base_depth + seen.size() > UINT32_MAX) return std::optional<Pending>{};
+  git_oid previous = before_first;
+  for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
+    std::vector<std::string> names;
+    if (!git_oid_equal(&previous, &it->raw)) {
+      if (!it->source.empty()) {
+        names.push_back(it->source);
+      } else {
+        auto diff = raw_diff(repo, previous, it->raw);
+        if (!diff) return diff.error();
+        names = std::move(*diff);
+      }
+    }
+    for (auto& n : names) {
+      n = escape(n);
+      if (n.size() > kMaxFileName) return std::optional<Pending>{};
+    }
+    p.ids.push_back(it->id);
+    p.touched.push_back(std::move(names));
+    previous = it->raw;
+  }
+  return std::optional<Pending>(std::move(p));
+}
+
+Status write_all(const std::string& path, std::string_view bytes, int flags) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+  if (fd < 0) return Error{Errc::io, fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      Error e{Errc::io, fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+      ::close(fd);
+      return e;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)
+    return Error{Errc::io, fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+  return Ok{};
+}
+
+// Writes what a catch-up learnt: the records first (appended, or a whole new generation for
+// a rebuild), then the tip. The records are not fsync'd: after a power cut, a tip whose
+// records did not reach the disk fails its count check and the index is rebuilt.
+Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const Pending& p) {
+  if (p.ids.empty() && !p.rebuild) return Ok{};
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  Tip tip;
+  std::map<std::string, std::string> appended;  // escaped name -> records
+  for (std::size_t i = 0; i < p.ids.size(); ++i)
+    for (const auto& name : p.touched[i])
+      append_record(appended[name], p.ids[i], p.base_depth + static_cast<std::uint32_t>(i) + 1);
+  if (p.rebuild) {
+    unsigned generation = old_tip ? old_tip->generation + 1 : 1;
+    // Past any generation a killed rebuild left behind.
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string f = entry.path().filename().string();
+      if (f.size() > 1 && f.size() < 10 && f[0] == 'g' &&
+          f.find_first_not_of("0123456789", 1) == std::string::npos)
+        generation = std::max(generation, static_cast<unsigned>(std::stoul(f.substr(1))) + 1);
+    }
+    tip.generation = generation;
+    const std::string gdir = generation_dir(dir, generation);
+    fs::create_directories(gdir, ec);
+    if (ec) return Error{Errc::io, fmt::format("cannot create {}: {}", gdir, ec.message())};
+    for (const auto& [name, bytes] : appended) {
+      if (auto ok = write_all(gdir + "/" + name, bytes, O_TRUNC); !ok) return ok;
+      tip.counts[name] = bytes.size() / kRecord;
+    }
+  } else {
+    tip.generation = old_tip->generation;
+    tip.counts = old_tip->counts;
+    const std::string gdir = generation_dir(dir, tip.generation);
+    for (const auto& [name, bytes] : appended) {
+      const std::string path = gdir + "/" + name;
+      const std::uint64_t count = tip.counts.count(name) ? tip.counts[name] : 0;
+      struct stat st {};
+      const bool exists = ::stat(path.c_str(), &st) == 0;
+      if (static_cast<std::uint64_t>(exists ? st.st_size : 0) < count * kRecord)
+        return Error{Errc::io, fmt::format("{} is shorter than the index's tip says", path)};
+      // Records past the tip's count are a killed writer's: they go.
+      if (exists && ::truncate(path.c_str(), static_cast<off_t>(count * kRecord)) != 0)
+        return Error{Errc::io, fmt::format("cannot truncate {}: {}", path, std::strerror(errno))};
+      if (auto ok = write_all(path, bytes, O_APPEND); !ok) return ok;
+      tip.counts[name] = count + bytes.size() / kRecord;
+    }
+  }
+  failpoint(Failpoint::index_appended);
+  tip.id = p.ids.empty() ? old_tip->id : p.ids.back();
+  tip.depth = p.base_depth + static_cast<std::uint32_t>(p.ids.size());
+  if (auto ok = write_file_atomic(dir + "/tip", format_tip(tip)); !ok) return ok;
+  // Older generations, and temporaries of a killed writer.
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string f = entry.path().filename().string();
+    if ((f.size() > 1 && f[0] == 'g' && f != fmt::format("g{}", tip.generation)) ||
+        f.find(".tmp.") != std::string::npos)
+      stale.push_back(entry.path());
+  }
+  for (const auto& path : stale) fs::remove_all(path, ec);
+  return Ok{};
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, const std::string& dir,
+                                                       const git_oid& head, std::string_view name,
+                                                       std::size_t limit,
+                                                       const std::function<bool()>& may_write) {
+  using Answer = std::optional<std::vector<git_oid>>;
+  const std::string key = escape(name);
+  if (key.size() > kMaxFileName) return Answer{};
+  std::optional<Tip> tip = load_tip(dir);
+  auto pending = catch_up(repo, head, tip);
+  if (!pending) return pending.error();
+  if (!*pending) return Answer{};
+  Pending* p = &**pending;
+
+  // The new commits touching the source, newest first.
+  std::vector<git_oid> out;
+  for (std::size_t i = p->ids.size(); i-- > 0;)
+    if (std::find(p->touched[i].begin(), p->touched[i].end(), key) != p->touched[i].end()) {
+      if (limit && out.size() >= limit) break;
+      out.push_back(p->ids[i]);
+    }
+  if (!p->rebuild && (!limit || out.size() < limit)) {
+    const std::uint64_t count = tip->counts.count(key) ? tip->counts.at(key) : 0;
+    const std::uint64_t want = limit ? std::min<std::uint64_t>(count, limit - out.size()) : count;
+    auto records = read_records(generation_dir(dir, tip->generation) + "/" + key, count - want,
+                                count, tip->depth);
+    if (!records) {
+      // Truncated, garbled or missing: rebuild, and answer from the rebuild.
+      auto rebuilt = catch_up(repo, head, std::nullopt);
+      if (!rebuilt) return rebuilt.error();
+      if (!*rebuilt) return Answer{};
+      *pending = std::move(*rebuilt);
+      p = &**pending;
+      out.clear();
+      for (std::size_t i = p->ids.size(); i-- > 0;)
+        if (std::find(p->touched[i].begin(), p->touched[i].end(), key) != p->touched[i].end()) {
+          if (limit && out.size() >= limit) break;
+          out.push_back(p->ids[i]);
+        }
+    } else {
+      out.insert(out.end(), records->rbegin(), records->rend());
+    }
+  }
+  if ((p->rebuild || !p->ids.empty()) && may_write()) {
+    // Best effort: a cache that cannot be written is answered from all the same.
+    if (auto ok = persist(dir, tip, *p); !ok && !p->rebuild) {
+      if (auto rebuilt = catch_up(repo, head, std::nullopt); rebuilt && *rebuilt)
+        (void)persist(dir, tip, **rebuilt);
+    }
+  }
+  return Answer(std::move(out));
+}
+
+Status update(git_repository* repo, const std::string& dir, const git_oid& head) {
+  std::optional<Tip> tip = load_tip(dir);
+  auto pending = catch_up(repo, head, tip);
+  if (!pending) return pending.error();
+  if (!*pending) return Ok{};  // a history it cannot hold: readers walk
+  if (auto ok = persist(dir, tip, **pending); ok || (*pending)->rebuild) return ok;
+  // A file the tip's counts cannot trust: start again.
+  auto rebuilt = catch_up(repo, head, std::nullopt);
+  if (!rebuilt) return rebuilt.error();
+  if (!*rebuilt) return Ok{};
+  return persist(dir, tip, **rebuilt);
+}
+
+}  // namespace feeddiff::source_index

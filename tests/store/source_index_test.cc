@@ -1,0 +1,335 @@
+// The per-source index (.git/feeddiff/index/) answers `log raw/NAME` exactly as
+// `git log --format=%H -- raw/NAME/` does, after polls, a user's reset and own commits, and
+// whatever happens to its files; and it holds, per source, as many records as git counts.
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "feeddiff/store.h"
+#include "store/store_helpers.h"
+#include "support/process.h"
+
+using namespace feeddiff;
+using feeddiff::test::git_out;
+using feeddiff::test::make_temp_dir;
+using feeddiff::test::run;
+using feeddiff::test::slurp;
+using feeddiff::test::spit;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kSources = {"alpha", "beta", "gamma", "Delta.feed", "e_5", "zeta"};
+
+// A version commit as poll makes it: title, Source trailer, one file under raw/<source>/.
+CommitRequest version(const std::string& source, const std::string& body, TimeMs when) {
+  CommitRequest r;
+  r.message = source + ": changed (" + std::to_string(body.size()) +
+              " bytes, HTTP 200)\n\nSource: " + source +
+              "\nObserved-At: 2026-10-01T05:54:04.027Z\nStatus: 200\n";
+  r.author_time = r.commit_time = when;
+  r.files.push_back({"raw/" + source + "/response.xml", body});
+  return r;
+}
+
+// Polls, adds, removes and config edits, at random but the same each run.
+void random_history(Archive& archive, std::mt19937& rng, int commits) {
+  TimeMs when = 1'790'830'982'000;
+  std::uniform_int_distribution<std::size_t> pick(0, kSources.size() - 1);
+  std::uniform_int_distribution<int> kind(0, 19);
+  int made = 0;
+  while (made < commits) {
+    const bool batch = kind(rng) < 10;
+    if (batch) REQUIRE(archive.begin_batch());
+    for (int i = 0; i < (batch ? 5 : 1); ++i, ++made) {
+      const std::string& s = kSources[pick(rng)];
+      when += 60'000;
+      const int k = kind(rng);
+      CommitRequest r;
+      if (k == 0) {
+        // `remove`: Source trailer, deletes raw/<s>/ and edits feeddiff.toml.
+        r.message = s + ": removed\n\nSource: " + s + "\n";
+        r.author_time = r.commit_time = when;
+        r.files.push_back({"feeddiff.toml", "# " + std::to_string(when) + "\n"});
+        r.files.push_back({"raw/" + s + "/response.xml", std::nullopt});
+      } else if (k == 1) {
+        // `add`: Source trailer, but only feeddiff.toml changes.
+        r.message = s + ": source added\n\nSource: " + s + "\nURL: http://x/\n";
+        r.author_time = r.commit_time = when;
+        r.files.push_back({"feeddiff.toml", "# added " + std::to_string(when) + "\n"});
+      } else if (k == 2) {
+        // A body moving from XML to JSON: two files of one source.
+        r = version(s, "{}", when);
+        r.files[0].path = "raw/" + s + "/response.json";
+        r.files.push_back({"raw/" + s + "/response.xml", std::nullopt});
+      } else {
+        r = version(s, "<rss>" + std::to_string(rng() % 4) + "</rss>", when);
+      }
+      auto c = archive.commit(r);
+      REQUIRE(c);
+    }
+    if (batch) REQUIRE(archive.end_batch());
+  }
+}
+
+std::vector<std::string> git_log(const std::string& dir, const std::string& source) {
+  std::vector<std::string> out;
+  std::istringstream in(git_out(dir, {"log", "--format=%H", "--", "raw/" + source + "/"}));
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> index_log(const std::string& dir, const std::string& source,
+                                   std::size_t limit = 0) {
+  auto archive = Archive::open(dir);
+  REQUIRE(archive);
+  auto log = archive->log("raw/" + source, limit);
+  INFO((log ? "" : log.error().message));
+  REQUIRE(log);
+  std::vector<std::string> out;
+  for (const auto& c : *log) out.push_back(c.id);
+  return out;
+}
+
+// The index's tip: each escaped source name's record count.
+std::map<std::string, std::string> tip_counts(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(slurp(dir + "/.git/feeddiff/index/tip"));
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("source ")) {
+      const auto space = line.find(' ', 7);
+      out[line.substr(space + 1)] = line.substr(7, space - 7);
+    }
+  return out;
+}
+
+std::string escaped(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Every source (and the names only a user's commit made), by log and log -n 2, agrees
+// with git; and the written index holds git's count for each.
+void check_agrees(const std::string& dir, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> names = kSources;
+  names.insert(names.end(), extra.begin(), extra.end());
+  for (const auto& name : names) {
+    INFO("source " << name);
+    const auto expected = git_log(dir, name);
+    CHECK(index_log(dir, name) == expected);
+    const std::vector<std::string> first_two(
+        expected.begin(), expected.begin() + std::min<std::size_t>(2, expected.size()));
+    CHECK(index_log(dir, name, 2) == first_two);
+  }
+  // The reads above took the free lock and wrote what they caught up.
+  const auto counts = tip_counts(dir);
+  for (const auto& name : names) {
+    INFO("source " << name);
+    const auto n = git_log(dir, name).size();
+    const auto it = counts.find(escaped(name));
+    if (n == 0)
+      CHECK(it == counts.end());
+    else
+      CHECK((it != counts.end() && it->second == std::to_string(n)));
+  }
+}
+
+std::string user_commit(const std::string& dir, const std::string& path, const std::string& body,
+                        const std::string& message) {
+  fs::create_directories(fs::path(dir + "/" + path).parent_path());
+  spit(dir + "/" + path, body);
+  git_out(dir, {"add", path});
+  git_out(dir, {"-c", "user.name=Someone", "-c", "user.email=someone@example.org", "commit", "-q",
+                "-m", message});
+  return git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40);
+}
+
+std::string generation_file(const std::string& dir, const std::string& name) {
+  for (const auto& e : fs::directory_iterator(dir + "/.git/feeddiff/index"))
+    if (e.is_directory()) return e.path().string() + "/" + escaped(name);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("the source index agrees with git log after random polls", "[store][index]") {
+  const std::string dir = make_temp_dir("index-random");
+  auto archive = Archive::init(dir, 1'790'830'000'000);
+  REQUIRE(archive);
+  std::mt19937 rng(20261004);
+  random_history(*archive, rng, 400);
+  // The writers kept it: the tip names the branch's head.
+  CHECK(slurp(dir + "/.git/feeddiff/index/tip")
+            .find(git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40)) != std::string::npos);
+  check_agrees(dir);
+}
+
+TEST_CASE("the source index is rebuilt after a user's reset, and follows the new commits",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-reset");
+  {
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(7);
+    random_history(*archive, rng, 120);
+  }
+  check_agrees(dir);
+  git_out(dir, {"reset", "-q", "--hard", "HEAD~5"});
+  // Read before any writer saw the reset: the tip is no ancestor of HEAD any more.
+  check_agrees(dir);
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(8);
+    random_history(*archive, rng, 30);
+  }
+  check_agrees(dir);
+  // An amended head: same depth, other commit.
+  git_out(dir, {"-c", "user.name=Someone", "-c", "user.email=someone@example.org", "commit", "-q",
+                "--amend", "-m", "amended"});
+  check_agrees(dir);
+}
+
+TEST_CASE("the source index sees a user's own commits, with or without a trailer",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-user");
+  {
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(11);
+    random_history(*archive, rng, 60);
+  }
+  check_agrees(dir);
+  const std::string own =
+      user_commit(dir, "raw/beta/response.xml", "<rss>by hand</rss>", "edit beta");
+  const std::string readme = user_commit(dir, "README", "notes\n", "notes");
+  // A hand-made commit that looks like poll's but touches two sources and a new name.
+  fs::create_directories(dir + "/raw/gamma");
+  spit(dir + "/raw/gamma/response.xml", "<rss>forged</rss>");
+  spit(dir + "/raw/alpha/response.xml", "<rss>also</rss>");
+  user_commit(dir, "raw/newcomer/response.xml", "<rss/>",
+              "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma");
+  git_out(dir, {"add", "-A", "raw"});
+  git_out(dir, {"-c", "user.name=Someone", "-c", "user.email=someone@example.org", "commit", "-q",
+                "-m", "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma"});
+  check_agrees(dir, {"newcomer"});
+  CHECK(index_log(dir, "beta", 5).size() >= 1);
+  const auto beta = index_log(dir, "beta");
+  CHECK(std::find(beta.begin(), beta.end(), own) != beta.end());
+  for (const auto& name : kSources) {
+    const auto ids = index_log(dir, name);
+    CHECK(std::find(ids.begin(), ids.end(), readme) == ids.end());
+  }
+  // And after more polls on top.
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(12);
+    random_history(*archive, rng, 25);
+  }
+  check_agrees(dir, {"newcomer"});
+}
+
+TEST_CASE("a deleted, truncated or garbled source index is rebuilt, never believed",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-damage");
+  {
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(3);
+    random_history(*archive, rng, 150);
+  }
+  const std::string index = dir + "/.git/feeddiff/index";
+  REQUIRE(fs::exists(index + "/tip"));
+
+  SECTION("deleted") {
+    fs::remove_all(index);
+    check_agrees(dir);
+    CHECK(fs::exists(index + "/tip"));
+  }
+  SECTION("a file truncated to a whole number of records") {
+    const std::string file = generation_file(dir, "alpha");
+    REQUIRE(fs::file_size(file) >= 56);
+    fs::resize_file(file, fs::file_size(file) - 28);
+    check_agrees(dir);
+  }
+  SECTION("a file with a torn last record") {
+    const std::string file = generation_file(dir, "gamma");
+    REQUIRE(fs::file_size(file) >= 28);
+    fs::resize_file(file, fs::file_size(file) - 5);
+    check_agrees(dir);
+  }
+  SECTION("a record's byte flipped") {
+    const std::string file = generation_file(dir, "beta");
+    std::string bytes = slurp(file);
+    REQUIRE(bytes.size() >= 28);
+    bytes[bytes.size() - 20] ^= 0x40;
+    spit(file, bytes);
+    check_agrees(dir);
+  }
+  SECTION("a garbled tip") {
+    std::string tip = slurp(index + "/tip");
+    const auto at = tip.find("source ");
+    REQUIRE(at != std::string::npos);
+    tip[at + 7] = tip[at + 7] == '1' ? '2' : '1';  // another count, the checksum unchanged
+    spit(index + "/tip", tip);
+    check_agrees(dir);
+  }
+  SECTION("a tip cut short") {
+    spit(index + "/tip", slurp(index + "/tip").substr(0, 60));
+    check_agrees(dir);
+  }
+  SECTION("records past the tip, as a killed writer leaves them") {
+    const std::string file = generation_file(dir, "zeta");
+    const std::string bytes = slurp(file);
+    REQUIRE(bytes.size() >= 28);
+    spit(file, bytes + bytes.substr(0, 28));
+    check_agrees(dir);
+    // The next writer that appends for zeta drops the leftover first.
+    {
+      auto archive = Archive::open(dir);
+      REQUIRE(archive);
+      REQUIRE(archive->commit(version("zeta", "<rss>after the leftover</rss>", 1'800'000'000'000)));
+    }
+    CHECK(fs::file_size(generation_file(dir, "zeta")) == bytes.size() + 28);
+    check_agrees(dir);
+  }
+}
+
+TEST_CASE("a reader catches the index up in memory while a writer holds the lock",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-reader");
+  {
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(5);
+    random_history(*archive, rng, 40);
+  }
+  const std::string tip = slurp(dir + "/.git/feeddiff/index/tip");
+  const std::string own = user_commit(dir, "raw/alpha/response.xml", "<rss>hand</rss>", "edit");
+  auto writer = Archive::open(dir);
+  REQUIRE(writer);
+  {
+    auto lock = ArchiveLock::acquire(*writer, false);
+    REQUIRE(lock);
+    CHECK(index_log(dir, "alpha", 1) == std::vector<std::string>{own});
+    CHECK(index_log(dir, "alpha") == git_log(dir, "alpha"));
+    CHECK(slurp(dir + "/.git/feeddiff/index/tip") == tip);  // not written: the lock was taken
+  }
+  CHECK(index_log(dir, "alpha", 1) == std::vector<std::string>{own});
+  CHECK(slurp(dir + "/.git/feeddiff/index/tip") != tip);
+  check_agrees(dir);
+}
