@@ -151,6 +151,14 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   options.limits.total_timeout_ms = static_cast<long>(*total);
   options.limits.connect_timeout_ms = static_cast<long>(*connect);
   options.limits.max_body_bytes = *max_body;
+  if (const char* limit = std::getenv("FEEDDIFF_PACK_LIMIT"); limit && *limit) {
+    const std::string_view text(limit);
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), options.pack_limit);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return Error{Errc::usage, fmt::format("bad FEEDDIFF_PACK_LIMIT '{}' (a number of packs, 0 "
+                                            "for no consolidation)",
+                                            text)};
+  }
 
   ProgressLine progress(progress_wanted(flags));
   options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
@@ -161,6 +169,20 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
   if (report->sources.empty() && !flags.quiet)
     std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
+  if (!report->packs_error.empty()) {
+    const std::string line = escape_terminal(
+        fmt::format("packs: not consolidated: {} (the changes are recorded; `feeddiff gc` repacks)",
+                    report->packs_error));
+    std::fputs((line + "\n").c_str(), stderr);
+    return 1;
+  }
+  if (flags.verbose && report->packs.packs_rolled)
+    std::fputs(
+        fmt::format("packs: {} rolled up into one ({} objects, {:.1f} ms), {} packs now\n",
+                    report->packs.packs_rolled, with_thousands(report->packs.objects),
+                    static_cast<double>(report->packs.micros) / 1000.0, report->packs.packs_after)
+            .c_str(),
+        stdout);
   return report->failures() ? 1 : 0;
 }
 
@@ -194,6 +216,13 @@ retried later with exponential backoff, and makes the exit code 1; the others go
 
 Politeness: ETag and Last-Modified are sent back; a source is not fetched before it is due
 (its interval, or later when Cache-Control max-age, Expires, <ttl> or Retry-After say so).
+
+Packs: each poll that records changes writes one pack. Once .git/objects/pack holds more
+than 50 packs (FEEDDIFF_PACK_LIMIT=N sets another limit, 0 none), the poll rolls the smallest
+up into one, as `git repack --geometric=2 -d` does, so that each pack left holds at least
+twice the objects of the one before: about log2(changes) packs however long the archive
+lives, for a few milliseconds per poll on average. `feeddiff gc` still repacks everything
+with deltas. Packs marked .keep are never touched.
 
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet
