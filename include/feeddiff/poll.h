@@ -51,6 +51,9 @@ struct SourceOutcome {
 /// The outcome of a poll, source by source, in config order.
 struct PollReport {
   std::vector<SourceOutcome> sources;  ///< one per source considered
+  ConsolidateReport packs;             ///< what the poll's pack consolidation did
+  /// Why consolidating the packs failed (the changes are recorded all the same), or "".
+  std::string packs_error;
   /// How many sources failed or are gone.
   std::size_t failures() const;
 };
@@ -60,9 +63,12 @@ struct PollOptions {
   std::vector<std::string> names;  ///< only these sources (empty: all)
   bool force = false;              ///< fetch even what is not due
   bool wait_for_lock = false;      ///< wait for another poll instead of failing at once
-  TimeMs now = 0;                  ///< the clock; 0 reads now_ms()
-  FetchOptions fetch;              ///< concurrency and identity
-  FetchRequest limits;             ///< timeouts and body limit (its url and validators unused)
+  /// Once more packs than this are in .git/objects/pack, the poll rolls the smallest up
+  /// (Archive::consolidate_packs); 0: never.
+  std::size_t pack_limit = kDefaultPackLimit;
+  TimeMs now = 0;       ///< the clock; 0 reads now_ms()
+  FetchOptions fetch;   ///< concurrency and identity
+  FetchRequest limits;  ///< timeouts and body limit (its url and validators unused)
   /// Called as each fetched source is settled, with how many of the `to_fetch` sources this
   /// poll fetches are settled so far (for a progress line); may be empty.
   std::function<void(const SourceOutcome&, std::size_t settled, std::size_t to_fetch)> on_outcome;

@@ -78,6 +78,20 @@ struct GcReport {
   std::size_t objects = 0;         ///< objects in the new pack
 };
 
+/// Packs in .git/objects/pack past which a poll consolidates them (git's gc.autoPackLimit is
+/// 50 too); FEEDDIFF_PACK_LIMIT overrides it for `feeddiff poll`, 0 turning it off.
+inline constexpr std::size_t kDefaultPackLimit = 50;
+
+/// What consolidate_packs did to .git/objects/pack.
+struct ConsolidateReport {
+  std::size_t packs_before = 0;  ///< packs before (.keep'd ones included)
+  std::size_t packs_after = 0;   ///< packs after
+  std::size_t packs_rolled = 0;  ///< packs rolled up into one (0: nothing to do)
+  std::size_t objects = 0;       ///< objects in the new pack
+  std::uint64_t bytes = 0;       ///< bytes of the new pack
+  std::uint64_t micros = 0;      ///< time it took, listing the packs included
+};
+
 /// An open archive. Move-only; closes the repository when destroyed.
 class Archive {
  public:
@@ -129,6 +143,16 @@ class Archive {
   /// fetch`'s, a killed poll's leftovers) stays, for git gc to judge. Hold the ArchiveLock;
   /// not during a batch.
   Result<GcReport> gc();
+  /// When more than limit packs are in .git/objects/pack (0: never), rolls the smallest up
+  /// into one as `git repack --geometric=2 -d` does: the packs sorted by object count, the
+  /// shortest prefix goes whose removal leaves each remaining pack at least twice the size of
+  /// the one before, and the rolled-up pack at most half the next. Entries are copied as
+  /// stored (no delta search, no recompression), every object of those packs, reachable or
+  /// not. The new pack is durable and in place before any old one goes, so no reader ever
+  /// misses an object. Packs marked .keep, cruft (.mtimes), promisor or bitmapped ones are
+  /// never touched, nor any pack while a multi-pack-index exists. Hold the ArchiveLock; not
+  /// during a batch.
+  Result<ConsolidateReport> consolidate_packs(std::size_t limit);
   /// Bytes under .git/objects.
   std::uint64_t object_bytes() const;
 

@@ -52,7 +52,8 @@ Command gc_command(CLI::App& root, const Globals& globals) {
   app->add_flag("--wait", *wait, "Wait for a running poll instead of failing at once");
   app->footer(
       R"(Each poll writes its new versions as one pack, compressed quickly and without deltas
-against earlier polls. gc rewrites everything into one pack in which each version of a
+against earlier polls; past 50 packs a poll rolls the smallest up into one, as
+`git repack --geometric=2` does, copying them as they are. gc rewrites everything into one pack in which each version of a
 source is stored as a delta against another: a feed that changes one item at a time
 shrinks many times over. It prints the size of .git/objects before and after.
 

@@ -153,6 +153,14 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   options.limits.total_timeout_ms = static_cast<long>(*total);
   options.limits.connect_timeout_ms = static_cast<long>(*connect);
   options.limits.max_body_bytes = *max_body;
+  if (const char* limit = std::getenv("FEEDDIFF_PACK_LIMIT"); limit && *limit) {
+    const std::string_view text(limit);
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), options.pack_limit);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return Error{Errc::usage, fmt::format("bad FEEDDIFF_PACK_LIMIT '{}' (a number of packs, 0 "
+                                            "for no consolidation)",
+                                            text)};
+  }
 
   ProgressLine progress(progress_wanted(flags));
   options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
@@ -166,15 +174,29 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   std::fflush(stdout);
   // The commits are durable once poll returns; hooks only read them, and a hook that fails
   // is retried by the next poll, never undoes one.
-  std::size_t hook_failures = 0;
+  std::size_t after_poll_failures = 0;
   if (auto notified = notify_changes(*archive, *report, *connect); !notified) {
     std::fputs(escape_terminal("notify: " + notified.error().message).append("\n").c_str(), stderr);
-    hook_failures = 1;
+    after_poll_failures = 1;
   } else {
-    hook_failures = *notified;
+    after_poll_failures = *notified;
   }
   if (flags.digest) write_out(poll_digest(*archive, *report));
-  return report->failures() || hook_failures ? 1 : 0;
+  if (!report->packs_error.empty()) {
+    const std::string line = escape_terminal(
+        fmt::format("packs: not consolidated: {} (the changes are recorded; `feeddiff gc` repacks)",
+                    report->packs_error));
+    std::fputs((line + "\n").c_str(), stderr);
+    after_poll_failures += 1;
+  }
+  if (flags.verbose && report->packs.packs_rolled)
+    std::fputs(
+        fmt::format("packs: {} rolled up into one ({} objects, {:.1f} ms), {} packs now\n",
+                    report->packs.packs_rolled, with_thousands(report->packs.objects),
+                    static_cast<double>(report->packs.micros) / 1000.0, report->packs.packs_after)
+            .c_str(),
+        stdout);
+  return report->failures() || after_poll_failures ? 1 : 0;
 }
 
 }  // namespace
@@ -217,6 +239,13 @@ json` prints it on stdin, FEEDDIFF_COMMIT, FEEDDIFF_SOURCE and FEEDDIFF_URL in i
 environment) and `webhook` (a POST of that JSON). A hook that fails or passes its timeout is
 reported on stderr, recorded in the state and run again by the next poll; the exit code is 1.
 The commit stays. See docs/notify.md.
+
+Packs: each poll that records changes writes one pack. Once .git/objects/pack holds more
+than 50 packs (FEEDDIFF_PACK_LIMIT=N sets another limit, 0 none), the poll rolls the smallest
+up into one, as `git repack --geometric=2 -d` does, so that each pack left holds at least
+twice the objects of the one before: about log2(changes) packs however long the archive
+lives, for a few milliseconds per poll on average. `feeddiff gc` still repacks everything
+with deltas. Packs marked .keep are never touched.
 
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet

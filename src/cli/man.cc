@@ -101,6 +101,10 @@ When set and not empty, no colour (unless \fB\-\-color always\fR).
 .B FEEDDIFF_NOW
 An ISO 8601 UTC time (2026\-10\-01T05:54:04Z) that feeddiff takes for the current time,
 for tests and reproducible runs.
+.TP
+.B FEEDDIFF_PACK_LIMIT
+How many packs \fBpoll\fR lets .git/objects/pack hold before it rolls the smallest up into
+one, geometrically (default 50; 0: never).
 )";
 
 constexpr std::string_view kFiles = R"(.TP

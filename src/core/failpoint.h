@@ -27,15 +27,20 @@ enum class Failpoint {
   index_appended,   ///< the source index's new records appended; its tip not replaced yet
   state_saved,      ///< state.json saved (new validators); no item summary derived yet
   summary_cached,   ///< one change's item summary in the cache
+  // Only when the poll leaves more packs than its limit (FEEDDIFF_PACK_LIMIT):
+  consolidate_written,  ///< the rolled-up pack and its index in place; the old packs too
+  consolidate_pruned,   ///< the first old pack deleted, the others not yet
 };
 
 /// Each Failpoint's name (what FEEDDIFF_FAILPOINT takes), in the enum's order.
-inline constexpr std::array<std::string_view, 10> kFailpointNames = {
-    "pack-written",  "pack-renamed", "pack-in-place",  "checkout-marked", "branch-moved",
-    "checkout-done", "flushed",      "index-appended", "state-saved",     "summary-cached",
+inline constexpr std::array<std::string_view, 12> kFailpointNames = {
+    "pack-written",    "pack-renamed",        "pack-in-place",
+    "checkout-marked", "branch-moved",        "checkout-done",
+    "flushed",         "index-appended",      "state-saved",
+    "summary-cached",  "consolidate-written", "consolidate-pruned",
 };
 
-static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::summary_cached) + 1,
+static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::consolidate_pruned) + 1,
               "a name for every step, in the enum's order");
 
 /// The step's name.

@@ -139,6 +139,12 @@ class Poller {
     failpoint(Failpoint::state_saved);
     if (derive_summaries())
       if (auto ok = save_state(archive_, state_); !ok) return ok.error();
+    // Last, once everything the poll recorded is durable: a poll killed while it
+    // consolidates has lost nothing, and its leftovers are rolled up by the next.
+    if (auto packs = archive_.consolidate_packs(options_.pack_limit); packs)
+      report_.packs = *packs;
+    else
+      report_.packs_error = packs.error().message;
     // Report in config order, whatever order transfers finished in.
     std::stable_sort(report_.sources.begin(), report_.sources.end(),
                      [](const auto& a, const auto& b) { return a.name < b.name; });

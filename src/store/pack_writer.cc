@@ -1,6 +1,8 @@
 #include "store/pack_writer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/failpoint.h"
@@ -24,7 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTempPrefix = "tmp_pack_feeddiff_";
 // Deltas chain at most this deep, so reading the newest version stays cheap.
 constexpr int kMaxDepth = 50;
 constexpr int kOfsDelta = 6;
@@ -111,12 +113,6 @@ void put_ofs(std::string& out, std::uint64_t distance) {
   out.append(reinterpret_cast<const char*>(buf + pos), static_cast<std::size_t>(16 - pos));
 }
 
-struct Written {
-  git_oid id;
-  std::uint64_t offset;
-  std::uint32_t crc;
-};
-
 // Where a path's newest version went: its id, its position in the pack's order, its chain depth.
 struct Base {
   git_oid id;
@@ -124,20 +120,63 @@ struct Base {
   int depth;
 };
 
+}  // namespace
+
 std::string hex(const std::array<unsigned char, 20>& digest) {
   std::string out;
   for (unsigned char b : digest) out += fmt::format("{:02x}", b);
   return out;
 }
 
-}  // namespace
-
-Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                  const std::string& pack_dir) {
+void remove_temporaries(const std::string& pack_dir) {
   std::error_code ec;
   fs::create_directories(pack_dir, ec);
   for (const auto& entry : fs::directory_iterator(pack_dir, ec))
     if (entry.path().filename().string().starts_with(kTempPrefix)) fs::remove(entry.path(), ec);
+}
+
+Status write_durably(const std::string& path, std::string_view bytes) {
+  OutFile out(path);
+  if (!out.ok()) return io_error("cannot create", path);
+  out.write(bytes);
+  return out.close();
+}
+
+std::string index_bytes(std::vector<IndexEntry>& written,
+                        const std::array<unsigned char, 20>& pack_sum) {
+  // The version 2 index: fan-out, sorted names, CRCs, offsets (large ones apart), checksums.
+  std::sort(written.begin(), written.end(),
+            [](const IndexEntry& a, const IndexEntry& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
+  std::string idx = "\377tOc";
+  put_be32(idx, 2);
+  std::uint32_t fanout[256] = {};
+  for (const auto& w : written) ++fanout[w.id.id[0]];
+  std::uint32_t running = 0;
+  for (std::uint32_t count : fanout) put_be32(idx, running += count);
+  for (const auto& w : written) idx.append(reinterpret_cast<const char*>(w.id.id), GIT_OID_RAWSZ);
+  for (const auto& w : written) put_be32(idx, w.crc);
+  std::vector<std::uint64_t> large;
+  for (const auto& w : written) {
+    if (w.offset < 0x80000000u) {
+      put_be32(idx, static_cast<std::uint32_t>(w.offset));
+    } else {
+      put_be32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size()));
+      large.push_back(w.offset);
+    }
+  }
+  for (std::uint64_t off : large) {
+    put_be32(idx, static_cast<std::uint32_t>(off >> 32));
+    put_be32(idx, static_cast<std::uint32_t>(off));
+  }
+  idx.append(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size());
+  const auto idx_sum = sha1(idx);
+  idx.append(reinterpret_cast<const char*>(idx_sum.data()), idx_sum.size());
+  return idx;
+}
+
+Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
+                  const std::string& pack_dir) {
+  remove_temporaries(pack_dir);
 
   // Each object once, in the order given (bases before the deltas made from them).
   std::vector<const PackObject*> order;
@@ -151,7 +190,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
   // directory, and a poll killed while writing must not leave one half written.
   const std::string tmp_pack = fmt::format("{}/{}{}-pack", pack_dir, kTempPrefix, ::getpid());
   const std::string tmp_idx = fmt::format("{}/{}{}-idx", pack_dir, kTempPrefix, ::getpid());
-  std::vector<Written> written;
+  std::vector<IndexEntry> written;
   written.reserve(order.size());
   std::array<unsigned char, 20> pack_sum{};
   {
@@ -259,39 +298,7 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     if (auto ok = out.close(); !ok) return ok;
   }
 
-  // The version 2 index: fan-out, sorted names, CRCs, offsets (large ones apart), checksums.
-  std::sort(written.begin(), written.end(),
-            [](const Written& a, const Written& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
-  std::string idx = "\377tOc";
-  put_be32(idx, 2);
-  std::uint32_t fanout[256] = {};
-  for (const auto& w : written) ++fanout[w.id.id[0]];
-  std::uint32_t running = 0;
-  for (std::uint32_t count : fanout) put_be32(idx, running += count);
-  for (const auto& w : written) idx.append(reinterpret_cast<const char*>(w.id.id), GIT_OID_RAWSZ);
-  for (const auto& w : written) put_be32(idx, w.crc);
-  std::vector<std::uint64_t> large;
-  for (const auto& w : written) {
-    if (w.offset < 0x80000000u) {
-      put_be32(idx, static_cast<std::uint32_t>(w.offset));
-    } else {
-      put_be32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size()));
-      large.push_back(w.offset);
-    }
-  }
-  for (std::uint64_t off : large) {
-    put_be32(idx, static_cast<std::uint32_t>(off >> 32));
-    put_be32(idx, static_cast<std::uint32_t>(off));
-  }
-  idx.append(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size());
-  const auto idx_sum = sha1(idx);
-  idx.append(reinterpret_cast<const char*>(idx_sum.data()), idx_sum.size());
-  {
-    OutFile out(tmp_idx);
-    if (!out.ok()) return io_error("cannot create", tmp_idx);
-    out.write(idx);
-    if (auto ok = out.close(); !ok) return ok;
-  }
+  if (auto ok = write_durably(tmp_idx, index_bytes(written, pack_sum)); !ok) return ok;
 
   // The pack first: a reader only looks for a pack whose index it sees. Each rename is made
   // durable before the next step, so that after a power loss the directory never holds the
@@ -305,6 +312,217 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
   if (::rename(tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
     return io_error("cannot rename", tmp_idx);
   return fsync_dir(pack_dir);
+}
+
+}  // namespace feeddiff::pack
+
+namespace feeddiff::pack {
+
+namespace {
+
+std::uint32_t get_be32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const {
+    std::size_t h = 0;
+    std::memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b); }
+};
+
+Error corrupt(const std::string& path, std::string_view why) {
+  return Error{Errc::git, fmt::format("cannot roll up {}: {}", path, why)};
+}
+
+// A version 2 pack index, parsed: its entries in pack order (by offset).
+Result<std::vector<IndexEntry>> read_index(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  const auto* p = reinterpret_cast<const unsigned char*>(text->data());
+  const std::size_t size = text->size();
+  if (size < 8 + 1024 + 40 || std::memcmp(p, "\377tOc", 4) != 0 || get_be32(p + 4) != 2)
+    return corrupt(path, "not a version 2 pack index");
+  const std::size_t n = get_be32(p + 8 + 255 * 4);
+  const std::size_t names = 8 + 1024, crcs = names + 20 * n, offsets = crcs + 4 * n,
+                    large = offsets + 4 * n;
+  if (size < large + 40) return corrupt(path, "truncated");
+  std::vector<IndexEntry> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(out[i].id.id, p + names + 20 * i, GIT_OID_RAWSZ);
+    out[i].crc = get_be32(p + crcs + 4 * i);
+    std::uint64_t off = get_be32(p + offsets + 4 * i);
+    if (off & 0x80000000u) {
+      const std::size_t at = large + 8 * (off & 0x7fffffffu);
+      if (at + 8 > size - 40) return corrupt(path, "bad large offset");
+      off = (std::uint64_t{get_be32(p + at)} << 32) | get_be32(p + at + 4);
+    }
+    out[i].offset = off;
+  }
+  std::sort(out.begin(), out.end(),
+            [](const IndexEntry& a, const IndexEntry& b) { return a.offset < b.offset; });
+  return out;
+}
+
+// A file mapped read-only for as long as this lives.
+class Mapped {
+ public:
+  explicit Mapped(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* m =
+          ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m != MAP_FAILED) {
+        data_ = static_cast<const unsigned char*>(m);
+        size_ = static_cast<std::size_t>(st.st_size);
+      }
+    }
+    ::close(fd);
+  }
+  ~Mapped() {
+    if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
+  }
+  Mapped(const Mapped&) = delete;
+  Mapped& operator=(const Mapped&) = delete;
+  const unsigned char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  const unsigned char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+std::optional<std::uint32_t> index_object_count(const std::string& idx_path) {
+  const int fd = ::open(idx_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  unsigned char head[8 + 1024];
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(sizeof head) || std::memcmp(head, "\377tOc", 4) != 0 ||
+      get_be32(head + 4) != 2)
+    return std::nullopt;
+  return get_be32(head + 8 + 255 * 4);
+}
+
+Result<RolledUp> roll_up(const std::vector<std::string>& stems, const std::string& pack_dir) {
+  remove_temporaries(pack_dir);
+  std::vector<std::vector<IndexEntry>> indexes;
+  std::unordered_map<git_oid, std::uint64_t, OidHash, OidEqual> placed;  // id -> new offset
+  std::size_t unique = 0;
+  {
+    std::unordered_set<git_oid, OidHash, OidEqual> ids;
+    for (const auto& stem : stems) {
+      auto index = read_index(pack_dir + "/" + stem + ".idx");
+      if (!index) return index.error();
+      for (const auto& e : *index) ids.insert(e.id);
+      indexes.push_back(std::move(*index));
+    }
+    unique = ids.size();
+    placed.reserve(unique);
+  }
+
+  RolledUp out;
+  out.tmp_pack = fmt::format("{}/{}{}-pack", pack_dir, kTempPrefix, ::getpid());
+  out.tmp_idx = fmt::format("{}/{}{}-idx", pack_dir, kTempPrefix, ::getpid());
+  out.objects = unique;
+  std::vector<IndexEntry> written;
+  written.reserve(unique);
+  std::array<unsigned char, 20> pack_sum{};
+  {
+    OutFile file(out.tmp_pack);
+    if (!file.ok()) return io_error("cannot create", out.tmp_pack);
+    Sha1 sha;
+    std::uint64_t offset = 0;
+    auto emit = [&](std::string_view bytes) {
+      sha.update(bytes);
+      file.write(bytes);
+      offset += bytes.size();
+    };
+    std::string header = "PACK";
+    put_be32(header, 2);
+    put_be32(header, static_cast<std::uint32_t>(unique));
+    emit(header);
+    std::string entry;
+    for (std::size_t k = 0; k < stems.size(); ++k) {
+      const std::string path = pack_dir + "/" + stems[k] + ".pack";
+      const std::vector<IndexEntry>& index = indexes[k];
+      Mapped pack(path);
+      const unsigned char* data = pack.data();
+      if (!data || pack.size() < 12 + 20 || std::memcmp(data, "PACK", 4) != 0 ||
+          get_be32(data + 8) != index.size())
+        return corrupt(path, "not the pack its index describes");
+      const std::size_t end_of_entries = pack.size() - 20;
+      std::vector<std::uint64_t> new_offset(index.size());
+      for (std::size_t i = 0; i < index.size(); ++i) {
+        const IndexEntry& e = index[i];
+        const std::uint64_t end = i + 1 < index.size() ? index[i + 1].offset : end_of_entries;
+        if (e.offset < 12 || end > end_of_entries || end <= e.offset)
+          return corrupt(path, "an entry out of bounds");
+        const std::string_view bytes(reinterpret_cast<const char*>(data + e.offset),
+                                     static_cast<std::size_t>(end - e.offset));
+        // Copying bytes unread would carry a damaged entry into the new pack; the CRC the
+        // index holds is what git checks when it reuses an entry.
+        if (crc32(0, bytes) != e.crc) return corrupt(path, "an entry fails its CRC-32");
+        if (auto first = placed.find(e.id); first != placed.end()) {
+          new_offset[i] = first->second;  // in an earlier pack: deltas here use that copy
+          continue;
+        }
+        std::size_t pos = 0;
+        auto next = [&]() -> int {
+          return pos < bytes.size() ? static_cast<unsigned char>(bytes[pos++]) : -1;
+        };
+        int c = next();
+        const int type = (c >> 4) & 7;
+        while (c >= 0 && (c & 0x80)) c = next();
+        if (c < 0 || type == 0 || type == 5) return corrupt(path, "a bad entry header");
+        std::uint32_t crc = e.crc;
+        std::string_view copy = bytes;
+        if (type == kOfsDelta) {
+          const std::size_t header_end = pos;
+          c = next();
+          if (c < 0) return corrupt(path, "a bad delta header");
+          std::uint64_t distance = static_cast<std::uint64_t>(c & 127);
+          while (c & 128) {
+            c = next();
+            if (c < 0 || distance >= (std::uint64_t{1} << 56))
+              return corrupt(path, "a bad delta header");
+            distance = ((distance + 1) << 7) | static_cast<std::uint64_t>(c & 127);
+          }
+          if (distance == 0 || distance > e.offset) return corrupt(path, "a bad delta base");
+          const std::uint64_t base = e.offset - distance;
+          auto it = std::lower_bound(
+              index.begin(), index.begin() + static_cast<std::ptrdiff_t>(i), base,
+              [](const IndexEntry& x, std::uint64_t off) { return x.offset < off; });
+          if (it == index.begin() + static_cast<std::ptrdiff_t>(i) || it->offset != base)
+            return corrupt(path, "a delta whose base is no entry");
+          entry.assign(bytes.substr(0, header_end));
+          put_ofs(entry, offset - new_offset[static_cast<std::size_t>(it - index.begin())]);
+          entry.append(bytes.substr(pos));
+          crc = crc32(0, entry);
+          copy = entry;
+        }
+        new_offset[i] = offset;
+        placed.emplace(e.id, offset);
+        written.push_back({e.id, offset, crc});
+        emit(copy);
+      }
+    }
+    pack_sum = sha.finish();
+    file.write(std::string_view(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size()));
+    if (auto ok = file.close(); !ok) return ok.error();
+  }
+  if (auto ok = write_durably(out.tmp_idx, index_bytes(written, pack_sum)); !ok) return ok.error();
+  out.name = "pack-" + hex(pack_sum);
+  return out;
 }
 
 }  // namespace feeddiff::pack

@@ -5,6 +5,9 @@
 
 #include <git2.h>
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,5 +28,48 @@ struct PackObject {
 /// was killed are removed first.
 Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
                   const std::string& pack_dir);
+
+/// Temporary files in objects/pack start with this; a writer holding the archive lock
+/// removes any it finds (an earlier writer's, killed).
+inline constexpr const char* kTempPrefix = "tmp_pack_feeddiff_";
+
+/// Removes the temporary files a killed writer left in pack_dir (made if missing).
+void remove_temporaries(const std::string& pack_dir);
+
+/// One object of a pack as its index records it.
+struct IndexEntry {
+  git_oid id;            ///< the object
+  std::uint64_t offset;  ///< where its entry starts in the pack
+  std::uint32_t crc;     ///< CRC-32 of the entry's bytes, as stored
+};
+
+/// The version 2 index of a pack whose trailing checksum is pack_sum; sorts entries by id.
+std::string index_bytes(std::vector<IndexEntry>& entries,
+                        const std::array<unsigned char, 20>& pack_sum);
+
+/// Writes bytes to a new file at path (mode 0444) and fsyncs it.
+Status write_durably(const std::string& path, std::string_view bytes);
+
+/// Objects in the pack whose version 2 index is at idx_path (read from its fan-out table);
+/// nullopt when the file is no readable version 2 index.
+std::optional<std::uint32_t> index_object_count(const std::string& idx_path);
+
+/// A pack written under temporary names, not yet in place.
+struct RolledUp {
+  std::string tmp_pack;     ///< the pack's temporary path
+  std::string tmp_idx;      ///< its index's
+  std::string name;         ///< `pack-<checksum>`: its name once in place
+  std::size_t objects = 0;  ///< objects in it
+};
+
+/// Writes every object of the packs `<pack_dir>/<stem>.pack` as one new pack with its index,
+/// both fsync'd, under temporary names. Entries are copied as stored (compressed, deltas
+/// kept), not inflated: each one's CRC-32 is checked against its index first, and an
+/// offset delta's distance to its base is rewritten. An object in several of the packs is
+/// written once. The caller holds the archive lock and renames the files into place.
+Result<RolledUp> roll_up(const std::vector<std::string>& stems, const std::string& pack_dir);
+
+/// The lowercase hex of a checksum.
+std::string hex(const std::array<unsigned char, 20>& digest);
 
 }  // namespace feeddiff::pack
