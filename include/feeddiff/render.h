@@ -127,15 +127,33 @@ struct SiteSource {
   std::string name;                 ///< source name
   std::string url;                  ///< its feed URL, or "" when no longer configured
   std::string status;               ///< last poll result in a few words, or ""
-  std::vector<SiteChange> changes;  ///< its changes, newest first
+  std::vector<SiteChange> changes;  ///< its newest changes (at most a page's worth), newest first
   std::string href;                 ///< its page, relative to the site's top
+  std::size_t total = 0;            ///< its count of changes (changes.size() when 0)
+  std::size_t pages = 0;            ///< its history pages, sources/NAME/1.html (oldest) up
 };
 
-/// The site's index: every source with its last change and its count of changes.
+/// Changes on one history page of the site; only the newest page of a list fills up, so
+/// every other page's bytes never change.
+inline constexpr std::size_t kSitePageSize = 50;
+
+/// One page of a history: the archive's (history/N.html) or a source's
+/// (sources/NAME/N.html). Page 1 holds the oldest kSitePageSize changes.
+struct SiteHistoryPage {
+  std::string source;               ///< the source's name, or "" for the archive's history
+  std::size_t number = 1;           ///< 1 for the oldest page
+  std::vector<SiteChange> changes;  ///< its changes, newest first
+};
+
+/// The site's index: every source with its last change and its count of changes, the most
+/// recent changes and links to the archive's history pages (history/1.html up).
 std::string render_site_index(const std::vector<SiteSource>& sources,
-                              const std::vector<SiteChange>& recent);
-/// One source's page, its history newest first; links are relative to the page, which
-/// lives one directory below the site's top.
+                              const std::vector<SiteChange>& recent, std::size_t history_pages = 0);
+/// One page of a history; it links to the older page, never to a newer one (so it is
+/// written once it is full), and to the list's front page (the index or the source's page).
+std::string render_history_page(const SiteHistoryPage& page);
+/// One source's page: its newest changes, newest first, and links to its history pages;
+/// links are relative to the page, which lives one directory below the site's top.
 std::string render_source_page(const SiteSource& source);
 /// An Atom feed of the archive's changes, one entry per commit (id urn:feeddiff:commit:<id>),
 /// newest first. feed_id names the archive; base_url, when not empty, makes links absolute.

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -170,6 +171,13 @@ class Archive {
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
   /// at most limit of them (0: all).
   Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;
+  /// Walks the branch's first-parent chain from HEAD, newest first and one commit at a time
+  /// (nothing is read ahead), calling visit with each commit's full id and whether it changed
+  /// a path under path_prefix against its first parent (as log decides it); stops when visit
+  /// returns false or the chain ends. Nothing is visited when the branch has no commit.
+  Status walk_first_parent(
+      std::string_view path_prefix,
+      const std::function<bool(const std::string& id, bool touched)>& visit) const;
   /// The file's bytes at HEAD; nullopt when absent or the archive has no commit.
   Result<std::optional<std::string>> read_head(std::string_view path) const;
   /// The URL of the `origin` remote, if there is one.

@@ -1,10 +1,16 @@
-// feeddiff site DIR: a static HTML site of the archive. Change pages are immutable (a
-// commit never changes), so a run renders only the commits it has not rendered before, and
-// writes a file only when its bytes differ from what is there: a second run after one more
-// change rewrites that change's page, its source's page, the index and the Atom feed.
+// feeddiff site DIR: a static HTML site of the archive, built so that a run costs what is new
+// since the last one, whatever the archive's age. Change pages are immutable (a commit never
+// changes). Histories are cut into pages of kSitePageSize changes numbered from the oldest,
+// so a new change rewrites only the newest page of its source's history and of the archive's;
+// older pages never change. The site remembers the branch tip it was rendered at: a run walks
+// back from HEAD to that tip only, and rebuilds everything when the tip left the branch (a
+// reset or rebase), re-using the pages of the commits both histories share. What the pages
+// list lives beside them in .feeddiff-site/, one small file per page, so memory stays bounded
+// by the number of sources, not by the length of the history.
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -22,9 +28,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bumped when the change pages' layout changes, so that old pages get rendered again.
-constexpr int kSiteLayout = 1;
-constexpr const char* kManifest = ".feeddiff-site.tsv";
+// Bumped when the pages' layout changes, so that old pages get rendered again.
+constexpr int kSiteLayout = 2;
+// What the pages list: state (the render key, the tip, counts per source) and one file of
+// rows per history page, history/N.tsv and sources/NAME/N.tsv.
+constexpr const char* kStateDir = ".feeddiff-site";
+// Layout 1 kept every rendered change in this one file; read once to remove stale pages.
+constexpr const char* kOldManifest = ".feeddiff-site.tsv";
+// Rows of unfinished pages held in memory at most before they go to their files (a first
+// build over 10,000 sources fills 10,000 pages at once).
+constexpr std::size_t kOpenRowsCap = 20'000;
 
 struct SiteOptions {
   std::string dir;
@@ -39,16 +52,27 @@ struct Writes {
   std::size_t written = 0;
   std::size_t unchanged = 0;
   std::size_t removed = 0;
+  std::size_t rendered = 0;  // change pages rendered (each a diff of two versions)
+  std::size_t ignored = 0;   // rows of the state files that were not the site's own
 };
 
-// Tabs and line ends would break the manifest's rows.
+// Tabs and line ends would break the rows.
 std::string one_cell(std::string text) {
   for (char& c : text)
     if (c == '\t' || c == '\n' || c == '\r') c = ' ';
   return text;
 }
 
-// A commit id as the archive writes them (libgit2's SHA-1 hex). The manifest's ids name files
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    cells.push_back(line.substr(start, tab - start));
+  cells.push_back(line.substr(start));
+  return cells;
+}
+
+// A commit id as the archive writes them (libgit2's SHA-1 hex). The rows' ids name files
 // the site writes and removes: anything else in that column is not the site's own.
 bool is_commit_id(std::string_view id) {
   return id.size() == 40 && std::all_of(id.begin(), id.end(), [](char c) {
@@ -56,51 +80,109 @@ bool is_commit_id(std::string_view id) {
          });
 }
 
-// The manifest remembers, per rendered commit, what the index and source pages list, so a
-// later run needs no diff of a commit it has rendered. Its first line is the render key:
-// pages made with other limits or another layout are rendered again.
-struct Manifest {
-  std::string key;
-  std::map<std::string, SiteChange> changes;  // by commit id
-  std::size_t ignored = 0;                    // rows that were not the site's own
+// Commit ids of a whole history in 20 bytes each, not a 72-byte string.
+using Oid = std::array<unsigned char, 20>;
 
-  static Manifest load(const std::string& path) {
-    Manifest m;
-    auto text = read_file(path);
-    if (!text) return m;
+Oid to_oid(std::string_view hex) {
+  Oid out{};
+  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  return out;
+}
+
+std::string to_hex(const Oid& oid) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(40, '0');
+  for (std::size_t i = 0; i < oid.size(); ++i) {
+    out[2 * i] = kDigits[oid[i] >> 4];
+    out[2 * i + 1] = kDigits[oid[i] & 15];
+  }
+  return out;
+}
+
+std::string row_text(const SiteChange& c) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", c.id, one_cell(c.source),
+                     one_cell(c.observed_at), c.added, c.removed, one_cell(c.title),
+                     one_cell(c.items));
+}
+
+std::optional<SiteChange> parse_row(const std::string& line) {
+  std::vector<std::string> cells = split_tabs(line);
+  if (cells.size() != 7 || !is_commit_id(cells[0])) return std::nullopt;
+  SiteChange c;
+  c.id = cells[0];
+  c.source = cells[1];
+  c.observed_at = cells[2];
+  c.added = std::strtoull(cells[3].c_str(), nullptr, 10);
+  c.removed = std::strtoull(cells[4].c_str(), nullptr, 10);
+  c.title = cells[5];
+  c.items = cells[6];
+  c.href = "changes/" + c.id + ".html";
+  return c;
+}
+
+// The rows of a file of rows, oldest first; malformed rows are counted and skipped.
+std::vector<SiteChange> load_rows(const fs::path& path, Writes& writes) {
+  std::vector<SiteChange> rows;
+  auto text = read_file(path.string());
+  if (!text) return rows;
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    if (auto row = parse_row(line))
+      rows.push_back(std::move(*row));
+    else
+      ++writes.ignored;
+  }
+  return rows;
+}
+
+// One source as the state remembers it.
+struct SourceRow {
+  std::size_t count = 0;  // changes recorded
+  std::string last_id, last_observed, url, status;
+};
+
+// .feeddiff-site/state: the render key (pages made with other limits or another layout are
+// rendered again), the tip rendered, the root commit (the Atom feed's id), the count of
+// changes and one row per source. Its size grows with the sources, not with the history.
+struct SiteState {
+  std::string key, tip, root;
+  std::size_t changes = 0;
+  std::map<std::string, SourceRow> sources;
+
+  static SiteState load(const fs::path& path) {
+    SiteState st;
+    auto text = read_file(path.string());
+    if (!text) return st;
     std::istringstream lines(*text);
-    std::string line;
-    std::getline(lines, m.key);
-    while (std::getline(lines, line)) {
-      std::vector<std::string> cells;
-      std::size_t start = 0;
-      for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-        cells.push_back(line.substr(start, tab - start));
-      cells.push_back(line.substr(start));
-      if (cells.size() != 7 || !is_commit_id(cells[0])) {
-        ++m.ignored;
-        continue;
+    std::getline(lines, st.key);
+    for (std::string line; std::getline(lines, line);) {
+      std::vector<std::string> cells = split_tabs(line);
+      if (cells.size() == 2 && cells[0] == "tip" && is_commit_id(cells[1])) st.tip = cells[1];
+      if (cells.size() == 2 && cells[0] == "root" && is_commit_id(cells[1])) st.root = cells[1];
+      if (cells.size() == 2 && cells[0] == "changes")
+        st.changes = std::strtoull(cells[1].c_str(), nullptr, 10);
+      if (cells.size() == 7 && cells[0] == "source") {
+        SourceRow& s = st.sources[cells[1]];
+        s.count = std::strtoull(cells[2].c_str(), nullptr, 10);
+        s.last_id = is_commit_id(cells[3]) ? cells[3] : "";
+        s.last_observed = cells[4];
+        s.url = cells[5];
+        s.status = cells[6];
       }
-      SiteChange c;
-      c.id = cells[0];
-      c.source = cells[1];
-      c.observed_at = cells[2];
-      c.added = std::strtoull(cells[3].c_str(), nullptr, 10);
-      c.removed = std::strtoull(cells[4].c_str(), nullptr, 10);
-      c.title = cells[5];
-      c.items = cells[6];
-      c.href = "changes/" + c.id + ".html";
-      m.changes.emplace(c.id, std::move(c));
     }
-    return m;
+    // Without a tip the rows cannot be trusted: the next run starts over.
+    if (st.tip.empty()) st = SiteState{};
+    return st;
   }
 
   std::string text() const {
     std::string out = key + "\n";
-    for (const auto& [id, c] : changes)
-      out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", id, one_cell(c.source),
-                         one_cell(c.observed_at), c.added, c.removed, one_cell(c.title),
-                         one_cell(c.items));
+    out += fmt::format("tip\t{}\nroot\t{}\nchanges\t{}\n", tip, root, changes);
+    for (const auto& [name, s] : sources)
+      out += fmt::format("source\t{}\t{}\t{}\t{}\t{}\t{}\n", one_cell(name), s.count, s.last_id,
+                         one_cell(s.last_observed), one_cell(s.url), one_cell(s.status));
     return out;
   }
 };
@@ -164,12 +246,13 @@ std::string poll_status(const SourceState& s) {
   return out;
 }
 
-// Renders one change page (and copies the raw artifact beside it); fills in what the index
-// lists about it.
-Result<SiteChange> render_change(const Archive& archive, const CommitInfo& commit,
+// Renders one change page (and copies the raw artifact beside it); fills in what the pages
+// list about it.
+Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes) {
-  auto loaded = load_change(archive, commit.id, "");
+  auto loaded = load_change(archive, id, "");
   if (!loaded) return loaded.error();
+  const CommitInfo& commit = (*loaded)->commit;
   const ChangeView& view = (*loaded)->view;
   SiteChange out;
   out.id = commit.id;
@@ -197,7 +280,165 @@ Result<SiteChange> render_change(const Archive& archive, const CommitInfo& commi
   render.max_line_chars = options.max_line_chars;
   if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
     return ok.error();
+  ++writes.rendered;
   return out;
+}
+
+// The history lists: the archive's ("") and each source's, cut into pages. A change goes to
+// a position of a list; the page it lands on is kept in memory until it is full (then its
+// HTML is written, once) or the run ends; rows beyond kOpenRowsCap go to their files early.
+class Histories {
+ public:
+  Histories(fs::path top, Writes& writes) : top_(std::move(top)), writes_(writes) {}
+
+  // Appends the change at position (0 for a list's first change) of the list.
+  Status append(const std::string& list, std::size_t position, const SiteChange& change) {
+    const std::size_t number = position / kSitePageSize + 1;
+    auto it = open_.find(list);
+    if (it != open_.end() && it->second.number != number) {
+      if (auto ok = spill(list, it->second); !ok) return ok;
+      open_rows_ -= it->second.rows.size();
+      open_.erase(it);
+      it = open_.end();
+    }
+    if (it == open_.end()) {
+      Page page{number, load_rows(rows_path(list, number), writes_)};
+      // Rows at or beyond this position came from a run that did not finish.
+      if (page.rows.size() > position % kSitePageSize) page.rows.resize(position % kSitePageSize);
+      open_rows_ += page.rows.size();
+      it = open_.emplace(list, std::move(page)).first;
+    }
+    it->second.rows.push_back(change);
+    ++open_rows_;
+    if (it->second.rows.size() == kSitePageSize) {
+      if (auto ok = write(list, it->second); !ok) return ok;
+      pending_.erase({list, number});
+      open_rows_ -= it->second.rows.size();
+      open_.erase(it);
+    } else if (open_rows_ > kOpenRowsCap) {
+      for (auto& [name, page] : open_)
+        if (auto ok = spill(name, page); !ok) return ok;
+      open_.clear();
+      open_rows_ = 0;
+    }
+    return Ok{};
+  }
+
+  // Writes every page not yet full that this run changed.
+  Status finish() {
+    for (auto& [list, page] : open_) {
+      if (auto ok = write(list, page); !ok) return ok;
+      pending_.erase({list, page.number});
+    }
+    open_.clear();
+    open_rows_ = 0;
+    for (const auto& [list, number] : pending_) {
+      Page page{number, load_rows(rows_path(list, number), writes_)};
+      if (auto ok = write(list, page); !ok) return ok;
+    }
+    pending_.clear();
+    return Ok{};
+  }
+
+  // The newest n changes of a list of count changes, newest first (after finish).
+  std::vector<SiteChange> newest(const std::string& list, std::size_t count, std::size_t n) {
+    std::vector<SiteChange> out;
+    for (std::size_t number = pages(count); number >= 1 && out.size() < n; --number) {
+      std::vector<SiteChange> rows = load_rows(rows_path(list, number), writes_);
+      for (auto row = rows.rbegin(); row != rows.rend() && out.size() < n; ++row)
+        out.push_back(std::move(*row));
+    }
+    return out;
+  }
+
+  static std::size_t pages(std::size_t count) {
+    return (count + kSitePageSize - 1) / kSitePageSize;
+  }
+
+  fs::path rows_path(const std::string& list, std::size_t number) const {
+    const fs::path dir =
+        list.empty() ? top_ / kStateDir / "history" : top_ / kStateDir / "sources" / list;
+    return dir / fmt::format("{}.tsv", number);
+  }
+
+ private:
+  struct Page {
+    std::size_t number = 1;
+    std::vector<SiteChange> rows;  // oldest first
+  };
+
+  // The page's rows to their file; its HTML waits for the end of the run.
+  Status spill(const std::string& list, const Page& page) {
+    pending_.insert({list, page.number});
+    return write_rows(list, page);
+  }
+
+  Status write_rows(const std::string& list, const Page& page) {
+    std::string text;
+    for (const SiteChange& c : page.rows) text += row_text(c);
+    Writes not_counted;
+    return write_if_changed(rows_path(list, page.number), text, not_counted);
+  }
+
+  Status write(const std::string& list, const Page& page) {
+    if (auto ok = write_rows(list, page); !ok) return ok;
+    SiteHistoryPage html;
+    html.source = list;
+    html.number = page.number;
+    html.changes.assign(page.rows.rbegin(), page.rows.rend());
+    const fs::path path = list.empty()
+                              ? top_ / "history" / fmt::format("{}.html", page.number)
+                              : top_ / "sources" / list / fmt::format("{}.html", page.number);
+    return write_if_changed(path, render_history_page(html), writes_);
+  }
+
+  fs::path top_;
+  Writes& writes_;
+  std::map<std::string, Page> open_;
+  std::size_t open_rows_ = 0;
+  std::set<std::pair<std::string, std::size_t>> pending_;  // spilled, HTML not yet written
+};
+
+// Reads the rows a previous build listed, oldest first, one page file at a time: a rebuild
+// re-uses the change pages of the commits at the start of both histories.
+class OldRows {
+ public:
+  OldRows(fs::path dir, Writes& writes) : dir_(std::move(dir)), writes_(writes) {}
+
+  // The next row, or nullopt at the end.
+  std::optional<SiteChange> next() {
+    while (at_ >= rows_.size()) {
+      const fs::path file = dir_ / fmt::format("{}.tsv", ++page_);
+      if (!fs::exists(file)) return std::nullopt;
+      rows_ = load_rows(file, writes_);
+      at_ = 0;
+    }
+    return rows_[at_++];
+  }
+
+ private:
+  fs::path dir_;
+  Writes& writes_;
+  std::size_t page_ = 0;
+  std::vector<SiteChange> rows_;
+  std::size_t at_ = 0;
+};
+
+// Removes a change's page and artifact, if they are inside the site.
+void remove_change(const fs::path& top, const std::string& id, Writes& writes) {
+  if (!is_commit_id(id)) return;
+  std::error_code ec;
+  bool any = false;
+  if (const fs::path page = top / "changes" / (id + ".html"); strictly_inside(top, page))
+    any |= fs::remove(page, ec);
+  if (const fs::path raw = top / "raw" / id; strictly_inside(top, raw))
+    any |= fs::remove_all(raw, ec) > 0;
+  writes.removed += any;
+}
+
+void remove_tree(const fs::path& top, const fs::path& path) {
+  std::error_code ec;
+  if (strictly_inside(top, path)) fs::remove_all(path, ec);
 }
 
 Result<int> site(const Globals& globals, const SiteOptions& options) {
@@ -205,102 +446,194 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   if (!archive) return archive.error();
   const fs::path top = options.dir;
   if (auto ok = make_dirs(top); !ok) return ok.error();
+  const fs::path state_path = top / kStateDir / "state";
+  const std::string key =
+      fmt::format("feeddiff-site {} {} lines={} chars={} origin={} page={}", kSiteLayout, version(),
+                  options.max_lines, options.max_line_chars,
+                  one_cell(archive->origin_url().value_or("")), kSitePageSize);
+  SiteState state = SiteState::load(state_path);
+  bool rebuild = state.key != key;
 
-  auto commits = archive->log("raw/", 0);
-  if (!commits) return commits.error();
-  auto all = archive->log("", 0);
-  if (!all) return all.error();
-  const std::string feed_id =
-      all->empty() ? "urn:feeddiff:archive" : "urn:feeddiff:archive:" + all->back().id;
-
-  Manifest manifest = Manifest::load((top / kManifest).string());
-  const std::string key = fmt::format(
-      "feeddiff-site {} {} lines={} chars={} origin={}", kSiteLayout, version(), options.max_lines,
-      options.max_line_chars, one_cell(archive->origin_url().value_or("")));
-  if (manifest.key != key) manifest.changes.clear();
-  manifest.key = key;
+  // The commits that recorded a change since the tip rendered last, newest first (all of
+  // them when the tip is no longer on the branch).
+  std::vector<Oid> fresh;
+  std::string head, root;
+  bool reached_tip = false;
+  auto walked = archive->walk_first_parent("raw/", [&](const std::string& id, bool touched) {
+    if (head.empty()) head = id;
+    if (!rebuild && id == state.tip) {
+      reached_tip = true;
+      return false;
+    }
+    if (touched) fresh.push_back(to_oid(id));
+    root = id;
+    return true;
+  });
+  if (!walked) return walked.error();
+  if (!rebuild && !reached_tip) rebuild = true;
 
   Writes writes;
-  std::vector<SiteChange> changes;  // newest first
-  std::set<std::string> current;
-  for (const CommitInfo& commit : *commits) {
-    current.insert(commit.id);
-    auto known = manifest.changes.find(commit.id);
-    if (known != manifest.changes.end() && fs::exists(top / known->second.href)) {
-      changes.push_back(known->second);
-      continue;
-    }
-    auto change = render_change(*archive, commit, options, top, writes);
-    if (!change) return change.error();
-    manifest.changes[commit.id] = *change;
-    changes.push_back(std::move(*change));
-  }
-  // Pages of commits that left the history (a rewritten branch) go too.
-  for (auto it = manifest.changes.begin(); it != manifest.changes.end();) {
-    if (current.count(it->first)) {
-      ++it;
-      continue;
-    }
+  const fs::path old_state = top / (std::string(kStateDir) + ".old");
+  const bool reuse_pages = state.key == key;
+  if (rebuild) {
+    // Start the lists over; the old rows stay aside to re-use their pages and to find the
+    // pages of commits that left the history.
+    remove_tree(top, old_state);
     std::error_code ec;
-    if (const fs::path page = top / it->second.href; strictly_inside(top, page))
-      fs::remove(page, ec);
-    if (const fs::path raw = top / "raw" / it->first; strictly_inside(top, raw))
-      fs::remove_all(raw, ec);
-    ++writes.removed;
-    it = manifest.changes.erase(it);
+    if (fs::exists(top / kStateDir / "history", ec) && strictly_inside(top, old_state))
+      fs::rename(top / kStateDir, old_state, ec);
+    remove_tree(top, top / kStateDir);
+    remove_tree(top, top / "history");
+    remove_tree(top, top / "sources");
+    state = SiteState{};
+    state.key = key;
+    state.root = root;
   }
 
-  // Sources: those configured now, and every one that recorded a change.
-  std::map<std::string, SiteSource> sources;
+  Histories histories(top, writes);
+  std::set<std::string> touched_sources;
+  Writes read_twice;  // the stale pass below counts the old rows that are not the site's own
+  OldRows old_rows(old_state / "history", read_twice);
+  bool reusing = rebuild && reuse_pages;
+  for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {
+    const std::string id = to_hex(*it);
+    std::optional<SiteChange> change;
+    if (reusing) {
+      auto old = old_rows.next();
+      if (old && old->id == id && fs::exists(top / old->href))
+        change = std::move(*old);
+      else
+        reusing = false;
+    }
+    if (!change) {
+      auto rendered = render_change(*archive, id, options, top, writes);
+      if (!rendered) return rendered.error();
+      change = std::move(*rendered);
+    }
+    if (auto ok = histories.append("", state.changes++, *change); !ok) return ok.error();
+    SourceRow& source = state.sources[change->source];
+    if (check_source_name(change->source)) {
+      if (auto ok = histories.append(change->source, source.count, *change); !ok) return ok.error();
+      touched_sources.insert(change->source);
+    }
+    ++source.count;
+    source.last_id = change->id;
+    source.last_observed = change->observed_at;
+  }
+  if (auto ok = histories.finish(); !ok) return ok.error();
+  state.tip = head;
+
+  if (rebuild) {
+    // Pages of commits that left the history (a reset or a rebased branch) go.
+    std::vector<Oid> current(fresh);
+    std::sort(current.begin(), current.end());
+    auto gone = [&](const std::string& id) {
+      return is_commit_id(id) && !std::binary_search(current.begin(), current.end(), to_oid(id));
+    };
+    OldRows stale(old_state / "history", writes);
+    while (auto row = stale.next())
+      if (gone(row->id)) remove_change(top, row->id, writes);
+    if (auto old = read_file((top / kOldManifest).string())) {
+      std::istringstream lines(*old);
+      std::string line;
+      std::getline(lines, line);  // its key
+      while (std::getline(lines, line)) {
+        const std::string id = line.substr(0, line.find('\t'));
+        if (!is_commit_id(id))
+          ++writes.ignored;
+        else if (gone(id))
+          remove_change(top, id, writes);
+      }
+      std::error_code ec;
+      fs::remove(top / kOldManifest, ec);
+    }
+    remove_tree(top, old_state);
+  }
+
+  // Sources: those configured now, and every one that recorded a change. A source's page
+  // is written when it had new changes or its URL or poll status changed.
+  std::map<std::string, std::string> configured;
   if (auto toml = archive->read_head("feeddiff.toml"); toml && *toml)
     if (auto config = parse_config(**toml))
-      for (const auto& s : config->sources) sources[s.name].url = s.url;
-  for (const SiteChange& c : changes) sources[c.source].changes.push_back(c);
-  State state;
-  if (auto loaded = load_state(*archive)) state = std::move(*loaded);
+      for (const auto& s : config->sources) configured[s.name] = s.url;
+  for (const auto& [name, url] : configured) state.sources[name];
+  State poll_state;
+  if (auto loaded = load_state(*archive)) poll_state = std::move(*loaded);
   std::vector<SiteSource> listed;
-  for (auto& [name, s] : sources) {
-    s.name = name;
-    s.href = "sources/" + name + ".html";
-    if (auto st = state.sources.find(name); st != state.sources.end())
-      s.status = poll_status(st->second);
-    // A name that is not safe as a file name gets no page (it cannot come from `add`).
-    if (check_source_name(name)) {
-      if (auto ok = write_if_changed(top / s.href, render_source_page(s), writes); !ok)
-        return ok.error();
-    } else {
-      s.href.clear();
+  for (auto it = state.sources.begin(); it != state.sources.end();) {
+    auto& [name, row] = *it;
+    auto url = configured.find(name);
+    if (row.count == 0 && url == configured.end()) {
+      it = state.sources.erase(it);
+      continue;
     }
-    listed.push_back(s);
+    SiteSource s;
+    s.name = name;
+    s.url = url == configured.end() ? "" : url->second;
+    if (auto st = poll_state.sources.find(name); st != poll_state.sources.end())
+      s.status = poll_status(st->second);
+    s.total = row.count;
+    s.pages = Histories::pages(row.count);
+    s.href = "sources/" + name + ".html";
+    // A name that is not safe as a file name gets no page (it cannot come from `add`).
+    if (!check_source_name(name)) {
+      s.href.clear();
+    } else if (touched_sources.count(name) || s.url != row.url || s.status != row.status ||
+               !fs::exists(top / s.href)) {
+      SiteSource page = s;
+      page.changes = histories.newest(name, row.count, kSitePageSize);
+      if (auto ok = write_if_changed(top / s.href, render_source_page(page), writes); !ok)
+        return ok.error();
+    }
+    row.url = s.url;
+    row.status = s.status;
+    if (row.count) {
+      SiteChange last;
+      last.id = row.last_id;
+      last.observed_at = row.last_observed;
+      last.href = "changes/" + row.last_id + ".html";
+      s.changes.push_back(std::move(last));
+    }
+    listed.push_back(std::move(s));
+    ++it;
   }
 
-  std::vector<SiteChange> recent(changes.begin(),
-                                 changes.begin() + std::min<std::size_t>(changes.size(), 50));
-  if (auto ok = write_if_changed(top / "index.html", render_site_index(listed, recent), writes);
+  const std::vector<SiteChange> newest = histories.newest(
+      "", state.changes, std::max<std::size_t>(kSitePageSize, options.feed_entries));
+  std::vector<SiteChange> recent(newest.begin(),
+                                 newest.begin() + std::min(newest.size(), kSitePageSize));
+  if (auto ok = write_if_changed(top / "index.html",
+                                 render_site_index(listed, recent, Histories::pages(state.changes)),
+                                 writes);
       !ok)
     return ok.error();
-  std::vector<SiteChange> entries(changes.begin(),
-                                  changes.begin() + std::min(changes.size(), options.feed_entries));
+  std::vector<SiteChange> entries(newest.begin(),
+                                  newest.begin() + std::min(newest.size(), options.feed_entries));
+  const std::string feed_id =
+      state.root.empty() ? "urn:feeddiff:archive" : "urn:feeddiff:archive:" + state.root;
   std::string base = options.base_url;
   if (!base.empty() && !base.ends_with('/')) base += '/';
   if (auto ok =
           write_if_changed(top / "feed.atom", render_site_atom(entries, feed_id, base), writes);
       !ok)
     return ok.error();
+  // Last: a run that stops before this leaves the old tip, and the next one redoes its work.
   Writes not_counted;
-  if (auto ok = write_if_changed(top / kManifest, manifest.text(), not_counted); !ok)
-    return ok.error();
+  if (auto ok = write_if_changed(state_path, state.text(), not_counted); !ok) return ok.error();
 
-  if (manifest.ignored)
-    write_out(fmt::format("site: ignored {} malformed row{} of {}\n", manifest.ignored,
-                          manifest.ignored == 1 ? "" : "s", (top / kManifest).string()));
-  write_out(fmt::format("site: {} change{}, {} source{}; wrote {} file{}, {} unchanged{} ({})\n",
-                        with_thousands(changes.size()), changes.size() == 1 ? "" : "s",
-                        with_thousands(listed.size()), listed.size() == 1 ? "" : "s",
-                        with_thousands(writes.written), writes.written == 1 ? "" : "s",
-                        with_thousands(writes.unchanged),
-                        writes.removed ? fmt::format(", {} removed", writes.removed) : "",
-                        (top / "index.html").string()));
+  if (writes.ignored)
+    write_out(fmt::format("site: ignored {} malformed row{} in {}\n", writes.ignored,
+                          writes.ignored == 1 ? "" : "s", (top / kStateDir).string()));
+  write_out(
+      fmt::format("site: {} change{}, {} source{}; rendered {} change{}{}; wrote {} file{}, {} "
+                  "unchanged{} ({})\n",
+                  with_thousands(state.changes), state.changes == 1 ? "" : "s",
+                  with_thousands(listed.size()), listed.size() == 1 ? "" : "s",
+                  with_thousands(writes.rendered), writes.rendered == 1 ? "" : "s",
+                  rebuild ? " (full build)" : "", with_thousands(writes.written),
+                  writes.written == 1 ? "" : "s", with_thousands(writes.unchanged),
+                  writes.removed ? fmt::format(", {} removed", writes.removed) : "",
+                  (top / "index.html").string()));
   return 0;
 }
 
@@ -321,11 +654,17 @@ Command site_command(CLI::App& root, const Globals& globals) {
   app->add_option("--feed-entries", options->feed_entries,
                   "Newest changes in the Atom feed (default 500)")
       ->check(CLI::PositiveNumber);
-  app->footer(R"(DIR gets index.html (the sources, their last change and count of changes),
-sources/NAME.html (a source's history), changes/ID.html (one page per change, as
-`show --format html`), raw/ID/ (the raw artifact at that commit) and feed.atom (one entry
-per change). Links are relative: open DIR/index.html from disk or serve DIR from any static
-host. A second run renders only new changes and writes only files whose bytes differ.
+  app->footer(R"(DIR gets index.html (the sources with their last change and count of changes,
+the 50 newest changes, links to the history pages), history/N.html (every change, 50 a page,
+page 1 the oldest), sources/NAME.html (a source's 50 newest changes and its pages),
+sources/NAME/N.html (its history, 50 a page), changes/ID.html (one page per change, as
+`show --format html`), raw/ID/ (the raw artifact at that commit) and feed.atom (the newest
+changes). Each history page links to the older one, so every change is reachable from the
+index; only the newest page of a history changes, older pages are written once. Links are
+relative: open DIR/index.html from disk or serve DIR from any static host. A run renders the
+changes since the tip it last rendered (kept in DIR/.feeddiff-site/) and writes only files
+whose bytes differ; after a reset or rebase it rebuilds the lists and removes the pages of
+commits that left the branch.
 
 Examples:
   feeddiff site public/

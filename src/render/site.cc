@@ -36,6 +36,24 @@ std::string changes_table(const std::vector<SiteChange>& changes, const std::str
   return out + "</tbody>\n</table></div>\n";
 }
 
+// Links to the pages of a history, newest first: the ten newest, then the oldest. Each
+// page links on to the older one, so every page is reachable from here.
+std::string pager(std::size_t pages, const std::string& prefix) {
+  if (pages == 0) return "";
+  std::string out =
+      fmt::format("<p class=\"pages\">Pages ({} changes each, 1 the oldest):", kSitePageSize);
+  const std::size_t last_listed = pages > 10 ? pages - 9 : 1;
+  for (std::size_t n = pages; n >= last_listed; --n)
+    out += " " + html::link(fmt::format("{}{}.html", prefix, n), std::to_string(n));
+  if (last_listed > 2) out += " …";
+  if (last_listed > 1) out += " " + html::link(prefix + "1.html", "1");
+  return out + "</p>\n";
+}
+
+std::size_t total_of(const SiteSource& s) {
+  return s.total ? s.total : s.changes.size();
+}
+
 std::string xml_time(const std::string& iso) {
   return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
 }
@@ -47,9 +65,9 @@ std::string summarize_items(const ItemDiff& items) {
 }
 
 std::string render_site_index(const std::vector<SiteSource>& sources,
-                              const std::vector<SiteChange>& recent) {
+                              const std::vector<SiteChange>& recent, std::size_t history_pages) {
   std::size_t total = 0;
-  for (const auto& s : sources) total += s.changes.size();
+  for (const auto& s : sources) total += total_of(s);
   std::string out = html::head("feeddiff archive");
   out += "<header>\n<p class=\"kicker\">feeddiff archive</p>\n<h1>Sources</h1>\n";
   out += fmt::format("<p class=\"id\">{} source{} · {} change{} · {}</p>\n</header>\n",
@@ -69,13 +87,17 @@ std::string render_site_index(const std::vector<SiteSource>& sources,
     }
     out += fmt::format(
         "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-        html::link(s.href, s.name), last, with_thousands(s.changes.size()),
+        html::link(s.href, s.name), last, with_thousands(total_of(s)),
         s.status.empty() ? "<span class=\"null\">unknown</span>" : escape_html(s.status));
   }
   out += "</tbody>\n</table></div>\n";
   if (!recent.empty()) {
     out += "<h2>Recent changes</h2>\n";
     out += changes_table(recent, "", true);
+  }
+  if (history_pages) {
+    out += "<h2>All changes</h2>\n";
+    out += pager(history_pages, "history/");
   }
   return out + html::tail();
 }
@@ -88,7 +110,7 @@ std::string render_source_page(const SiteSource& s) {
   if (!s.url.empty())
     out += fmt::format("<p class=\"path\"><code>{}</code></p>\n", html::link(s.url, s.url));
   out += "</header>\n<dl class=\"fields\">\n";
-  out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(s.changes.size()));
+  out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=
       fmt::format("<dt>Status</dt><dd>{}</dd>\n",
                   s.status.empty() ? "<span class=\"null\">unknown</span>" : escape_html(s.status));
@@ -97,6 +119,31 @@ std::string render_source_page(const SiteSource& s) {
     out += "<p>No recorded change.</p>\n";
   else
     out += changes_table(s.changes, "../", false);
+  if (s.pages) {
+    out += "<h2>History pages</h2>\n";
+    out += pager(s.pages, s.name + "/");
+  }
+  return out + html::tail();
+}
+
+std::string render_history_page(const SiteHistoryPage& page) {
+  const bool global = page.source.empty();
+  const std::string top = global ? "../" : "../../";
+  const std::string name = global ? std::string("All changes") : page.source;
+  std::string out = html::head(fmt::format("{} · page {} · feeddiff archive", name, page.number));
+  std::vector<std::pair<std::string, std::string>> nav = {{"Archive", top + "index.html"}};
+  if (!global) nav.emplace_back(page.source, "../" + page.source + ".html");
+  out += html::nav(nav);
+  out += fmt::format("<header>\n<p class=\"kicker\">{}</p>\n<h1>{} · page {}</h1>\n",
+                     global ? "History" : "Source history", escape_html(name), page.number);
+  const std::size_t first = (page.number - 1) * kSitePageSize + 1;
+  out += fmt::format("<p class=\"id\">changes {} to {}, newest first</p>\n</header>\n",
+                     with_thousands(first), with_thousands(first + page.changes.size() - 1));
+  out += changes_table(page.changes, top, global);
+  if (page.number > 1)
+    out += fmt::format("<p class=\"pages\">{}</p>\n",
+                       html::link(fmt::format("{}.html", page.number - 1),
+                                  fmt::format("Older: page {}", page.number - 1)));
   return out + html::tail();
 }
 

@@ -718,6 +718,43 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
   return out;
 }
 
+Status Archive::walk_first_parent(
+    std::string_view path_prefix,
+    const std::function<bool(const std::string& id, bool touched)>& visit) const {
+  git_repository* repo = impl_->repo.get();
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  if (!*head) return Ok{};
+  std::string prefix(path_prefix);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  git::CommitPtr commit = std::move(**head);
+  for (;;) {
+    git_commit* c = commit.get();
+    auto tree = tree_of(c);
+    if (!tree) return tree.error();
+    git::CommitPtr parent;
+    if (git_commit_parentcount(c) > 0) {
+      git_commit* p = nullptr;
+      if (git_commit_parent(&p, c, 0) != 0) return git::last_error("reading a parent");
+      parent.reset(p);
+    }
+    bool touched = true;
+    if (!prefix.empty()) {
+      git::TreePtr parent_tree;
+      if (parent) {
+        auto t = tree_of(parent.get());
+        if (!t) return t.error();
+        parent_tree = std::move(*t);
+      }
+      git_oid now = entry_id(tree->get(), prefix);
+      git_oid before = entry_id(parent_tree.get(), prefix);
+      touched = !git_oid_equal(&now, &before);
+    }
+    if (!visit(git::to_hex(*git_commit_id(c)), touched) || !parent) return Ok{};
+    commit = std::move(parent);
+  }
+}
+
 std::optional<std::string> Archive::origin_url() const {
   // remote.origin.url as configured, read straight from the configuration: git_remote_lookup
   // would also apply url.*.insteadOf rules, and libgit2 1.5 leaks the regex match data it

@@ -1,13 +1,16 @@
 // `feeddiff site DIR` over an archive of 200 recorded changes (two corpus histories): every
 // page is there and every link leads to a file; a second run writes nothing; after one more
-// change a run rewrites only that change's page and artifact, its source's page, the index
-// and the Atom feed.
+// change a run rewrites only that change's page and artifact, its source's page and the
+// newest history pages it landed on, the index and the Atom feed. Over a generated archive
+// of 2,500 changes: history pages of kSitePageSize changes, every change reachable from the
+// index, one more commit rewrites only what it touched, and a reset gives a correct site.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "cli/render_helpers.h"
 #include "feeddiff/config.h"
@@ -80,6 +83,8 @@ class HistoryArchive {
 struct SiteRun {
   std::size_t written = 0;
   std::size_t unchanged = 0;
+  std::size_t rendered = 0;
+  bool full = false;
 };
 
 SiteRun run_site(const std::string& archive, const std::string& out) {
@@ -92,7 +97,11 @@ SiteRun run_site(const std::string& archive, const std::string& out) {
     s.erase(std::remove(s.begin(), s.end(), ','), s.end());
     return static_cast<std::size_t>(std::stoul(s));
   };
-  return {number(m[1]), number(m[2])};
+  SiteRun result{number(m[1]), number(m[2])};
+  REQUIRE(std::regex_search(r.out, m, std::regex("rendered ([0-9,]+) changes?")));
+  result.rendered = number(m[1]);
+  result.full = r.out.find("(full build)") != std::string::npos;
+  return result;
 }
 
 // Every file of the site with its modification time.
@@ -101,6 +110,62 @@ std::map<std::string, fs::file_time_type> mtimes(const std::string& site) {
   for (const auto& entry : fs::recursive_directory_iterator(site))
     if (entry.is_regular_file())
       out[fs::relative(entry.path(), site).string()] = entry.last_write_time();
+  return out;
+}
+
+// The pages a run wrote: those new or with a new modification time, but the site's own state.
+std::set<std::string> touched_pages(const std::map<std::string, fs::file_time_type>& before,
+                                    const std::map<std::string, fs::file_time_type>& after) {
+  std::set<std::string> touched;
+  for (const auto& [file, time] : after)
+    if (!file.starts_with(".feeddiff-site/") && (!before.count(file) || before.at(file) != time))
+      touched.insert(file);
+  return touched;
+}
+
+// The relative hrefs of a page.
+std::vector<std::string> hrefs(const std::string& html) {
+  std::vector<std::string> out;
+  const std::regex href_re("href=\"([^\"]*)\"");
+  for (std::sregex_iterator it(html.begin(), html.end(), href_re), end; it != end; ++it)
+    if (!(*it)[1].str().starts_with("https://")) out.push_back((*it)[1]);
+  return out;
+}
+
+// The change pages reachable from index.html by following the links of the site's pages.
+std::set<std::string> reachable_changes(const std::string& site) {
+  std::set<std::string> seen = {"index.html"}, changes;
+  std::vector<std::string> todo = {"index.html"};
+  while (!todo.empty()) {
+    const std::string page = todo.back();
+    todo.pop_back();
+    const fs::path dir = fs::path(page).parent_path();
+    for (const std::string& href : hrefs(slurp(site + "/" + page))) {
+      if (!href.ends_with(".html")) continue;
+      const std::string target = (dir / href).lexically_normal().string();
+      if (target.starts_with("changes/")) {
+        changes.insert(target.substr(8, 40));
+        continue;  // a change page links back only
+      }
+      if (seen.insert(target).second) todo.push_back(target);
+    }
+  }
+  return changes;
+}
+
+// The changes listed on a history page.
+std::size_t rows_on(const std::string& page) {
+  const std::string html = slurp(page);
+  const std::regex row_re("href=\"(\\.\\./)+changes/[0-9a-f]{40}\\.html\"");
+  return static_cast<std::size_t>(std::distance(
+      std::sregex_iterator(html.begin(), html.end(), row_re), std::sregex_iterator()));
+}
+
+std::set<std::string> lines_of(const std::string& text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.insert(line);
   return out;
 }
 
@@ -137,8 +202,10 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   const std::string site = make_temp_dir("site-out") + "/public";
 
   const SiteRun first = run_site(history.dir(), site);
-  // 200 change pages and raw artifacts, 2 source pages, the index and the feed.
-  CHECK(first.written == 200 + 200 + 2 + 2);
+  // 200 change pages and raw artifacts, 2 source pages, the index and the feed, and the
+  // history pages of 50 changes: 4 of the archive's, 4 of ollama's (180), 1 of openai's (20).
+  CHECK(first.written == 200 + 200 + 2 + 2 + 4 + 4 + 1);
+  CHECK(first.rendered == 200);
   CHECK(first.unchanged == 0);
   std::size_t pages = 0;
   for (const auto& entry : fs::directory_iterator(site + "/changes"))
@@ -163,35 +230,38 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   const std::string head = ids.substr(0, 40);
   check_links(site, "index.html");
   check_links(site, "sources/ollama.html");
+  check_links(site, "sources/ollama/4.html");
+  check_links(site, "history/4.html");
   check_links(site, "changes/" + head + ".html");
   // The 200th change was openai's; its artifact is there byte for byte.
   CHECK(slurp(site + "/raw/" + head + "/response.xml") ==
         run({"git", "-C", history.dir(), "show", head + ":raw/openai/response.xml"}).out);
 
-  // Nothing new: nothing written.
+  // Nothing new: nothing written (the source pages are not even rendered: nothing of theirs
+  // changed).
   const auto before = mtimes(site);
   const SiteRun second = run_site(history.dir(), site);
   CHECK(second.written == 0);
-  CHECK(second.unchanged == 2 + 2);
+  CHECK(second.unchanged == 2);
+  CHECK(second.rendered == 0);
   CHECK(mtimes(site) == before);
 
-  // One more change of openai: its page and artifact, openai's page, the index, the feed.
+  // One more change of openai: its page and artifact, openai's page and its history page,
+  // the archive's new fifth history page, the index, the feed.
   history.record("openai", "history-olshansk-openai-research", openai);
   const std::string new_head =
       run({"git", "-C", history.dir(), "rev-parse", "HEAD"}).out.substr(0, 40);
   const SiteRun third = run_site(history.dir(), site);
-  CHECK(third.written == 5);
-  const auto after = mtimes(site);
-  std::set<std::string> touched;
-  for (const auto& [file, time] : after)
-    if (!before.count(file) || before.at(file) != time) touched.insert(file);
+  CHECK(third.written == 7);
+  CHECK(third.rendered == 1);
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
                                           "raw/" + new_head + "/response.xml",
                                           "sources/openai.html",
+                                          "sources/openai/1.html",
+                                          "history/5.html",
                                           "index.html",
-                                          "feed.atom",
-                                          ".feeddiff-site.tsv"};
-  CHECK(touched == expected);
+                                          "feed.atom"};
+  CHECK(touched_pages(before, mtimes(site)) == expected);
   CHECK(slurp(site + "/feed.atom").find("urn:feeddiff:commit:" + new_head) != std::string::npos);
 }
 
@@ -200,9 +270,12 @@ TEST_CASE("a crafted site manifest cannot make site remove anything outside its 
   HistoryArchive history;
   int ollama = 1;
   history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
   const std::string out = make_temp_dir("site-crafted");
   const std::string site = out + "/public";
   run_site(history.dir(), site);
+  const std::string gone = run({"git", "-C", history.dir(), "rev-parse", "HEAD"}).out.substr(0, 40);
+  REQUIRE(fs::exists(site + "/changes/" + gone + ".html"));
 
   // Beside the site: what `raw/../../victim` and `changes/../../victim.html` name, and a
   // directory named by an absolute id (`top / "raw" / "/abs"` is "/abs").
@@ -211,23 +284,130 @@ TEST_CASE("a crafted site manifest cannot make site remove anything outside its 
   spit(out + "/victim.html", "keep me too");
   fs::create_directories(out + "/absolute");
   spit(out + "/absolute/sentinel", "and me");
-  // The rows keep the manifest's key, so the run reads them as its own.
-  const std::string manifest = slurp(site + "/.feeddiff-site.tsv");
-  const std::string key = manifest.substr(0, manifest.find('\n') + 1);
-  std::string crafted = manifest;
+  // Rows of the archive's history as the site keeps them; a reset makes the next run read
+  // them all to find the pages of commits that left the branch.
+  const std::string rows_file = site + "/.feeddiff-site/history/1.tsv";
+  std::string crafted = slurp(rows_file);
   for (const std::string& id : {std::string("../../victim"), out + "/absolute", std::string("..")})
     crafted += id + "\tollama\t2025-01-01T00:00:00.000Z\t1\t1\tcrafted\t\n";
-  spit(site + "/.feeddiff-site.tsv", crafted);
+  spit(rows_file, crafted);
+  REQUIRE(run({"git", "-C", history.dir(), "reset", "-q", "--hard", "HEAD~1"}).exit_code == 0);
 
   auto r = run_feeddiff({"-C", history.dir(), "site", site});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("site: ignored 3 malformed rows of") != std::string::npos);
+  CHECK(r.out.find("site: ignored 3 malformed rows in") != std::string::npos);
+  CHECK(r.out.find("(full build)") != std::string::npos);
   CHECK(slurp(out + "/victim/sentinel") == "keep me");
   CHECK(slurp(out + "/victim.html") == "keep me too");
   CHECK(slurp(out + "/absolute/sentinel") == "and me");
   CHECK(fs::exists(site + "/raw"));
-  // The rewritten manifest is the site's own again: the crafted rows are gone.
-  CHECK(slurp(site + "/.feeddiff-site.tsv") == manifest);
-  CHECK(key.starts_with("feeddiff-site "));
+  // The change that left the branch lost its page; the rows are the site's own again.
+  CHECK_FALSE(fs::exists(site + "/changes/" + gone + ".html"));
+  CHECK_FALSE(fs::exists(site + "/raw/" + gone));
+  const std::string rows = slurp(rows_file);
+  CHECK(rows.find("crafted") == std::string::npos);
+  CHECK(rows.find(gone) == std::string::npos);
+  CHECK(std::count(rows.begin(), rows.end(), '\n') == 1);
+}
+
+TEST_CASE(
+    "site pages a generated archive of 2,500 changes and a run after one commit writes "
+    "only what it touched",
+    "[cli]") {
+  const std::string archive = make_temp_dir("site-scale") + "/archive";
+  auto generated = run({"python3", std::string(FEEDDIFF_SOURCE_DIR) + "/bench/scale/generate",
+                        archive, "--changes", "2500", "--sources", "20"});
+  INFO(generated.err);
+  REQUIRE(generated.exit_code == 0);
+  const auto changes_in_git = [&] {
+    return lines_of(run({"git", "-C", archive, "log", "--format=%H", "--", "raw/"}).out);
+  };
+  REQUIRE(changes_in_git().size() == 2500);
+  const std::string site = make_temp_dir("site-scale-out") + "/public";
+
+  const SiteRun first = run_site(archive, site);
+  CHECK(first.full);
+  CHECK(first.rendered == 2500);
+  // 2,500 changes: 50 full pages of the archive's history; each of the 20 sources has 125,
+  // two full pages and a third of 25. Page 1 holds the oldest.
+  for (int n = 1; n <= 50; ++n)
+    CHECK(rows_on(site + "/history/" + std::to_string(n) + ".html") == 50);
+  CHECK_FALSE(fs::exists(site + "/history/51.html"));
+  CHECK(rows_on(site + "/sources/feed-00/1.html") == 50);
+  CHECK(rows_on(site + "/sources/feed-19/2.html") == 50);
+  CHECK(rows_on(site + "/sources/feed-07/3.html") == 25);
+  CHECK_FALSE(fs::exists(site + "/sources/feed-07/4.html"));
+  const std::string oldest =
+      run({"git", "-C", archive, "log", "--reverse", "--format=%H", "--", "raw/"})
+          .out.substr(0, 40);
+  CHECK(slurp(site + "/history/1.html").find(oldest) != std::string::npos);
+  // The index, the source pages and the Atom feed are bounded.
+  CHECK(rows_on(site + "/sources/feed-07.html") == 50);
+  const std::string atom = slurp(site + "/feed.atom");
+  std::size_t entries = 0;
+  for (std::size_t at = 0; (at = atom.find("<entry>", at)) != std::string::npos; ++at) ++entries;
+  CHECK(entries == 500);
+  // Every change page is reachable from the index, and there is no other.
+  CHECK(reachable_changes(site) == changes_in_git());
+  std::size_t pages = 0;
+  for (const auto& entry : fs::directory_iterator(site + "/changes"))
+    pages += entry.is_regular_file();
+  CHECK(pages == 2500);
+
+  // One more change of feed-07 (its 126th, the archive's 2,501st).
+  {
+    auto opened = Archive::open(archive);
+    REQUIRE(opened);
+    auto body = opened->read_head("raw/feed-07/response.xml");
+    REQUIRE(body);
+    REQUIRE(*body);
+    CommitRequest request;
+    request.message =
+        "feed-07: changed (1 bytes, HTTP 200)\n\nSource: feed-07\nObserved-At: "
+        "2026-01-01T00:00:00.000Z\nStatus: 200\n";
+    request.author_time = request.commit_time = *parse_iso8601("2026-01-01T00:00:00Z");
+    request.files.push_back({"raw/feed-07/response.xml", **body + "<!-- one more -->\n"});
+    REQUIRE(opened->commit(request));
+  }
+  const std::string new_head = run({"git", "-C", archive, "rev-parse", "HEAD"}).out.substr(0, 40);
+  const auto before = mtimes(site);
+  const SiteRun second = run_site(archive, site);
+  CHECK_FALSE(second.full);
+  CHECK(second.rendered == 1);
+  const std::set<std::string> expected = {"changes/" + new_head + ".html",
+                                          "raw/" + new_head + "/response.xml",
+                                          "sources/feed-07.html",
+                                          "sources/feed-07/3.html",
+                                          "history/51.html",
+                                          "index.html",
+                                          "feed.atom"};
+  CHECK(touched_pages(before, mtimes(site)) == expected);
+  CHECK(second.written == expected.size());
+  CHECK(rows_on(site + "/history/51.html") == 1);
+  CHECK(rows_on(site + "/sources/feed-07/3.html") == 26);
+  CHECK(reachable_changes(site) == changes_in_git());
+
+  // A user's reset drops that commit and two more: the run notices the tip left the branch,
+  // rebuilds the lists (re-using every page of the commits both histories share) and removes
+  // the pages of the three.
+  const std::set<std::string> dropped =
+      lines_of(run({"git", "-C", archive, "log", "-3", "--format=%H"}).out);
+  REQUIRE(run({"git", "-C", archive, "reset", "-q", "--hard", "HEAD~3"}).exit_code == 0);
+  const SiteRun third = run_site(archive, site);
+  CHECK(third.full);
+  CHECK(third.rendered == 0);
+  CHECK(reachable_changes(site) == changes_in_git());
+  for (const std::string& id : dropped) {
+    CHECK_FALSE(fs::exists(site + "/changes/" + id + ".html"));
+    CHECK_FALSE(fs::exists(site + "/raw/" + id));
+  }
+  CHECK(rows_on(site + "/history/50.html") == 48);
+  CHECK_FALSE(fs::exists(site + "/history/51.html"));
+  CHECK(rows_on(site + "/sources/feed-07/3.html") == 25);
+
+  // And the next commit after the reset is an ordinary incremental run again.
+  const SiteRun fourth = run_site(archive, site);
+  CHECK_FALSE(fourth.full);
+  CHECK(fourth.written == 0);
 }
