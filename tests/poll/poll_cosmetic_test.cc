@@ -21,16 +21,6 @@ std::string rebuilt_feed(const std::string& built, const std::vector<std::string
   return body + "</channel></rss>\n";
 }
 
-// Serves `*body` with an ETag of its own, answering 304 to that ETag.
-HttpServer serve(const std::string* body) {
-  return HttpServer([body](const RecordedRequest& request) {
-    const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(*body)) + "\"";
-    if (request.header("If-None-Match") == etag)
-      return Reply{.status = 304, .headers = {{"ETag", etag}}};
-    return Reply{.headers = {{"ETag", etag}}, .body = *body};
-  });
-}
-
 // Adds the source, sets skip_cosmetic as asked in feeddiff.toml and commits that.
 void add_source(const CliArchive& archive, const std::string& url, bool skip_cosmetic) {
   REQUIRE(archive({"add", "news", url}).exit_code == 0);
@@ -57,7 +47,7 @@ RunResult poll_now(const CliArchive& archive) {
 TEST_CASE("with skip_cosmetic a lastBuildDate-only change makes no commit, a real change does",
           "[poll]") {
   std::string body = rebuilt_feed("Thu, 01 Oct 2026 05:00:00 GMT", {"one", "two"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-skip");
   add_source(archive, server.url("/feed"), true);
   const std::string toml = slurp(archive.dir() + "/feeddiff.toml");
@@ -97,7 +87,7 @@ TEST_CASE("with skip_cosmetic a lastBuildDate-only change makes no commit, a rea
 
 TEST_CASE("without skip_cosmetic a lastBuildDate-only change is committed", "[poll]") {
   std::string body = rebuilt_feed("Thu, 01 Oct 2026 05:00:00 GMT", {"one"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-default");
   add_source(archive, server.url("/feed"), false);
   poll_now(archive);
@@ -112,7 +102,7 @@ TEST_CASE("without skip_cosmetic a lastBuildDate-only change is committed", "[po
 
 TEST_CASE("with skip_cosmetic a change to a body that does not parse is committed", "[poll]") {
   std::string body = rebuilt_feed("Thu, 01 Oct 2026 05:00:00 GMT", {"one"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-broken");
   add_source(archive, server.url("/feed"), true);
   poll_now(archive);

@@ -3,6 +3,7 @@
 // tests/cli/cli_helpers.h), its status read back as JSON, and small feeds to serve.
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -59,6 +60,17 @@ inline std::string gzip_zeros(std::size_t n) {
   RunResult r = run({"sh", "-c", "head -c " + std::to_string(n) + " /dev/zero | gzip -c -n"});
   REQUIRE(r.exit_code == 0);
   return r.out;
+}
+
+/// Serves `*body` (which the test changes between polls) with an ETag of its own, answering
+/// 304 to that ETag.
+inline HttpServer serve_changing(const std::string* body) {
+  return HttpServer([body](const RecordedRequest& request) {
+    const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(*body)) + "\"";
+    if (request.header("If-None-Match") == etag)
+      return Reply{.status = 304, .headers = {{"ETag", etag}}};
+    return Reply{.headers = {{"ETag", etag}}, .body = *body};
+  });
 }
 
 }  // namespace feeddiff::test

@@ -29,16 +29,6 @@ std::string feed(const std::string& built, const std::vector<std::string>& title
 const std::string kMonday = "Mon, 05 Oct 2026 05:00:00 GMT";
 const std::string kTuesday = "Tue, 06 Oct 2026 05:00:00 GMT";
 
-// Serves `*body` with an ETag of its own, answering 304 to that ETag.
-HttpServer serve(const std::string* body) {
-  return HttpServer([body](const RecordedRequest& request) {
-    const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(*body)) + "\"";
-    if (request.header("If-None-Match") == etag)
-      return Reply{.status = 304, .headers = {{"ETag", etag}}};
-    return Reply{.headers = {{"ETag", etag}}, .body = *body};
-  });
-}
-
 // Adds source `news`, appends `toml` to feeddiff.toml and commits it.
 void add_source(const CliArchive& archive, const std::string& url, const std::string& toml) {
   REQUIRE(archive({"add", "news", url}).exit_code == 0);
@@ -98,7 +88,7 @@ TEST_CASE(
     "environment",
     "[poll]") {
   std::string body = feed(kMonday, {"one", "two"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("notify-exec");
   const std::string hooks = make_temp_dir("notify-exec-hook");
   add_source(archive, server.url("/feed"),
@@ -132,7 +122,7 @@ TEST_CASE(
 TEST_CASE("a hook that fails is reported and kept pending, and the next poll delivers it",
           "[poll]") {
   std::string body = feed(kMonday, {"one"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("notify-fail");
   const std::string hooks = make_temp_dir("notify-fail-hook");
   // Fails until the file `ok` exists; logs every attempt.
@@ -184,7 +174,7 @@ TEST_CASE(
   std::vector<std::string> titles;
   for (int i = 0; i < 300; ++i) titles.push_back(std::to_string(i) + std::string(400, 'x'));
   std::string body = feed(kMonday, titles);
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("notify-hang");
   const std::string hooks = make_temp_dir("notify-hang-hook");
   // Never reads stdin, starts a child of its own, and waits far past the timeout.
@@ -211,7 +201,7 @@ TEST_CASE(
 
 TEST_CASE("no hook runs for a cosmetic-only change unless cosmetic = true", "[poll]") {
   std::string body = feed(kMonday, {"one"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("notify-cosmetic");
   const std::string hooks = make_temp_dir("notify-cosmetic-hook");
   add_source(
@@ -242,7 +232,7 @@ TEST_CASE(
     "printed",
     "[poll]") {
   std::string body = feed(kMonday, {"one"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   int answer = 500;
   HttpServer receiver([&answer](const RecordedRequest&) { return Reply{.status = answer}; });
   CliArchive archive("notify-webhook");
@@ -284,7 +274,7 @@ TEST_CASE(
 
 TEST_CASE("poll --digest summarizes what changed, and a hostile title stays inert", "[poll]") {
   std::string body = feed(kMonday, {"calm", "stays", "leaves"});
-  HttpServer server = serve(&body);
+  HttpServer server = serve_changing(&body);
   CliArchive archive("notify-digest");
   add_source(archive, server.url("/feed"), "");
   auto first = poll_now(archive, {"--digest", "--quiet"});
