@@ -92,6 +92,36 @@ Result<git::TreePtr> tree_of(const git_commit* commit) {
   return git::TreePtr(tree);
 }
 
+// Whether the commit changed what lies at path (a file or a directory) against its first
+// parent; a root commit changed whatever it holds.
+Result<bool> touches(git_commit* commit, const std::string& path) {
+  auto tree = tree_of(commit);
+  if (!tree) return tree.error();
+  git::TreePtr parent_tree;
+  if (git_commit_parentcount(commit) > 0) {
+    git_commit* parent = nullptr;
+    if (git_commit_parent(&parent, commit, 0) != 0) return git::last_error("reading a parent");
+    git::CommitPtr parent_owned(parent);
+    auto t = tree_of(parent);
+    if (!t) return t.error();
+    parent_tree = std::move(*t);
+  }
+  git_oid now = entry_id(tree->get(), path);
+  git_oid before = entry_id(parent_tree.get(), path);
+  return !git_oid_equal(&now, &before);
+}
+
+// A commit as log lists it: with the id abbreviated as git would. Only log prints ids for a
+// person to type back, so the odb lookup is paid here, not by every reader of a commit.
+CommitInfo listed_info(git_commit* commit) {
+  CommitInfo info = info_of(commit);
+  git_buf abbrev = GIT_BUF_INIT;
+  if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(commit)) == 0)
+    info.abbrev.assign(abbrev.ptr, abbrev.size);
+  git_buf_dispose(&abbrev);
+  return info;
+}
+
 // Brings the index and work tree in step with HEAD for these paths (a removed path is
 // deleted), whatever they hold now. The index is written through a lock file the marker
 // names (locks::write_index), not by the checkout.
@@ -672,11 +702,7 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
           break;
         }
         git::CommitPtr commit(c);
-        found.push_back(info_of(c));
-        git_buf abbrev = GIT_BUF_INIT;
-        if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(c)) == 0)
-          found.back().abbrev.assign(abbrev.ptr, abbrev.size);
-        git_buf_dispose(&abbrev);
+        found.push_back(listed_info(c));
       }
       if (ok) return found;
     }
@@ -691,28 +717,11 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
     if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
     git::CommitPtr commit(c);
     if (!prefix.empty()) {
-      auto tree = tree_of(c);
-      if (!tree) return tree.error();
-      git::TreePtr parent_tree;
-      if (git_commit_parentcount(c) > 0) {
-        git_commit* parent = nullptr;
-        if (git_commit_parent(&parent, c, 0) != 0) return git::last_error("reading a parent");
-        git::CommitPtr parent_owned(parent);
-        auto t = tree_of(parent);
-        if (!t) return t.error();
-        parent_tree = std::move(*t);
-      }
-      git_oid now = entry_id(tree->get(), prefix);
-      git_oid before = entry_id(parent_tree.get(), prefix);
-      if (git_oid_equal(&now, &before)) continue;
+      auto touched = touches(c, prefix);
+      if (!touched) return touched.error();
+      if (!*touched) continue;
     }
-    out.push_back(info_of(c));
-    // Only log prints ids for a person to type back: the odb lookup is paid here, not by
-    // every reader of a commit.
-    git_buf abbrev = GIT_BUF_INIT;
-    if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(c)) == 0)
-      out.back().abbrev.assign(abbrev.ptr, abbrev.size);
-    git_buf_dispose(&abbrev);
+    out.push_back(listed_info(c));
     if (limit && out.size() >= limit) break;
   }
   return out;
@@ -730,25 +739,17 @@ Status Archive::walk_first_parent(
   git::CommitPtr commit = std::move(**head);
   for (;;) {
     git_commit* c = commit.get();
-    auto tree = tree_of(c);
-    if (!tree) return tree.error();
+    bool touched = true;
+    if (!prefix.empty()) {
+      auto t = touches(c, prefix);
+      if (!t) return t.error();
+      touched = *t;
+    }
     git::CommitPtr parent;
     if (git_commit_parentcount(c) > 0) {
       git_commit* p = nullptr;
       if (git_commit_parent(&p, c, 0) != 0) return git::last_error("reading a parent");
       parent.reset(p);
-    }
-    bool touched = true;
-    if (!prefix.empty()) {
-      git::TreePtr parent_tree;
-      if (parent) {
-        auto t = tree_of(parent.get());
-        if (!t) return t.error();
-        parent_tree = std::move(*t);
-      }
-      git_oid now = entry_id(tree->get(), prefix);
-      git_oid before = entry_id(parent_tree.get(), prefix);
-      touched = !git_oid_equal(&now, &before);
     }
     if (!visit(git::to_hex(*git_commit_id(c)), touched) || !parent) return Ok{};
     commit = std::move(parent);
