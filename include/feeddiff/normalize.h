@@ -80,11 +80,15 @@ struct Item {
 /// The feed as a model: its format, channel fields and items in feed order.
 struct Feed {
   /// "rss2.0", "rss0.91", "rss0.92", "rss" (no version), "rss1.0", "rss0.90", "atom1.0",
-  /// "atom0.3", "jsonfeed1.0", "jsonfeed1.1"; "xml" or "json" for a well-formed document that
-  /// is no feed (it still gets a canonical form, and no items).
+  /// "atom0.3", "jsonfeed1.0", "jsonfeed1.1"; "atom1.0-entry" or "atom0.3-entry" for an Atom
+  /// Entry Document (RFC 4287 section 4.1.2: the root is an entry), read as a feed of that one
+  /// item; "xml" or "json" for a well-formed document that is no feed (it still gets a
+  /// canonical form, and no items).
   std::string format;
-  std::vector<Field> channel;  ///< channel/feed-level fields, in document order
-  std::vector<Item> items;     ///< in feed order
+  /// Channel/feed-level fields, in document order; for an entry document, the fields of its
+  /// atom:source (updated and generator volatile, as a feed's), else none.
+  std::vector<Field> channel;
+  std::vector<Item> items;  ///< in feed order
 };
 
 /// A repair made to an ill-formed input, with where it was.

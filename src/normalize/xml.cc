@@ -512,6 +512,12 @@ class XmlNormalizer {
     return name_size;
   }
 
+  // An Atom Entry Document (RFC 4287 section 4.1.2): an entry as the root element, which
+  // is read as a feed of that one entry. Only in an Atom namespace: "entry" is a common name.
+  static bool atom_entry_root(const Name& n) {
+    return n.local == "entry" && (n.uri == kAtom10 || n.uri == kAtom03);
+  }
+
   bool in_atom(const Name& n) const {
     return n.uri == kAtom10 || n.uri == kAtom03 || (n.uri.empty() && atom_doc_);
   }
@@ -663,7 +669,10 @@ class XmlNormalizer {
   void write_element(pugi::xml_node e, int depth, bool channel_ctx, bool root) {
     const std::size_t pushed = push_scope(e);
     const Name n = name_of(e);
-    if (root) atom_doc_ = n.local == "feed";
+    if (root) {
+      atom_doc_ = n.local == "feed" || atom_entry_root(n);
+      entry_doc_ = atom_entry_root(n);
+    }
     bool has_elem = false, has_text = false, has_other = false;
     std::size_t text_nodes = 0;
     for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) {
@@ -711,8 +720,10 @@ class XmlNormalizer {
       if (has_elem && model_) inline_cache_.emplace(e.internal_object(), std::move(own));
     } else if (has_elem || has_other) {
       out_ += ">\n";
-      const bool child_channel =
-          (root && n.local == "feed") || (depth == 1 && n.local == "channel");
+      // An entry document's source element holds the fields of the feed it came from.
+      const bool child_channel = (root && n.local == "feed") ||
+                                 (depth == 1 && n.local == "channel") ||
+                                 (depth == 1 && entry_doc_ && n.local == "source" && in_atom(n));
       for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) {
         if (c.type() == pugi::node_element)
           write_element(c, depth + 1, child_channel, false);
@@ -1033,7 +1044,9 @@ class XmlNormalizer {
           it.summary = atom_text(c);
         else if (n.local == "content" && it.content.empty())
           it.content = atom_text(c);
-        else
+        else if (n.local == "source" && entry_doc_ && entry == doc_.document_element()) {
+          // An entry document's source is its channel (see walk).
+        } else
           used = false;
       } else if (n.uri == kDc && n.local == "creator") {
         it.authors.push_back(text_of(c));
@@ -1103,6 +1116,7 @@ class XmlNormalizer {
   std::string scratch_;
   std::string inline_buf_;  // write_element's inline markup, when it is not kept
   bool atom_doc_ = false;
+  bool entry_doc_ = false;  // the root is an Atom entry (see atom_entry_root)
   bool model_ = true;
   bool too_many_items_ = false;
   bool too_many_fields_ = false;
@@ -1140,7 +1154,8 @@ void XmlNormalizer::walk(Feed& feed) {
   const pugi::xml_node root = doc_.document_element();
   const std::size_t pushed = push_scope(root);
   const Name rn = name_of(root);
-  atom_doc_ = rn.local == "feed";
+  atom_doc_ = rn.local == "feed" || atom_entry_root(rn);
+  entry_doc_ = atom_entry_root(rn);
   auto elements = [&](pugi::xml_node parent, std::string_view local, auto&& fn) {
     for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
@@ -1210,6 +1225,16 @@ void XmlNormalizer::walk(Feed& feed) {
     elements(root, "entry", [&](pugi::xml_node c) {
       if (keep_item(feed)) feed.items.push_back(atom_entry(c));
     });
+  } else if (entry_doc_) {
+    feed.format = rn.uri == kAtom03 ? "atom0.3-entry" : "atom1.0-entry";
+    // The channel is what the entry says of its feed (atom:source), if anything.
+    bool source = false;
+    elements(root, "source", [&](pugi::xml_node c) {
+      if (source || !in_atom(name_of(c))) return;
+      source = true;
+      channel_fields(feed, c, {});
+    });
+    if (keep_item(feed)) feed.items.push_back(atom_entry(root));
   } else {
     feed.format = "xml";
   }
