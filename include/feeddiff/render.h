@@ -160,6 +160,28 @@ std::string render_source_page(const SiteSource& source);
 std::string render_site_atom(const std::vector<SiteChange>& changes, const std::string& feed_id,
                              const std::string& base_url);
 
+/// The Items section of the change page alone: the item summary line and each item change,
+/// a changed field's before and after as <del>/<ins> (long text as its word diff), every
+/// piece of feed text escaped as escape_html does; "" when the change has no item summary.
+std::string render_items_html(const ChangeView& change, const RenderOptions& options);
+
+/// Changes in a source's Atom feed (sources/NAME/feed.atom) at most.
+inline constexpr std::size_t kSourceFeedEntries = 50;
+
+/// One entry of a source's Atom feed: the change and its item changes as HTML.
+struct SiteFeedEntry {
+  SiteChange change;       ///< the change, as the history pages list it
+  std::string items_html;  ///< render_items_html of the change (already escaped HTML), or ""
+};
+
+/// A source's Atom feed: one entry per commit that changed it (id urn:feeddiff:commit:<id>,
+/// as in the archive's feed), newest first; each entry's content (type html) holds the item
+/// changes with their before and after, so a feed reader shows what changed. feed_id names
+/// the feed; the feed lives at sources/NAME/feed.atom, so its links are relative to that
+/// directory unless base_url (the site's top, ending in '/') makes them absolute.
+std::string render_source_atom(const std::string& source, const std::vector<SiteFeedEntry>& entries,
+                               const std::string& feed_id, const std::string& base_url);
+
 /// A feed's items as a table for a terminal: position, identity, date, title (escaped).
 std::string render_items_text(const Feed& feed);
 /// A feed's items as JSON: {"schema": "feeddiff.items/1", "format", "items": [...]}.

@@ -18,6 +18,7 @@
 
 #include "cli/change.h"
 #include "cli/command.h"
+#include "cli/site_feed.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
@@ -280,6 +281,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   render.max_line_chars = options.max_line_chars;
   if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
     return ok.error();
+  if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
   ++writes.rendered;
   return out;
 }
@@ -433,6 +435,8 @@ void remove_change(const fs::path& top, const std::string& id, Writes& writes) {
     any |= fs::remove(page, ec);
   if (const fs::path raw = top / "raw" / id; strictly_inside(top, raw))
     any |= fs::remove_all(raw, ec) > 0;
+  if (const fs::path entry = feed_entry_path(top / kStateDir, id); strictly_inside(top, entry))
+    fs::remove(entry, ec);
   writes.removed += any;
 }
 
@@ -485,6 +489,9 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     remove_tree(top, top / kStateDir);
     remove_tree(top, top / "history");
     remove_tree(top, top / "sources");
+    // The feed entries of re-used change pages are re-used with them.
+    if (reuse_pages && make_dirs(top / kStateDir))
+      fs::rename(old_state / "entries", top / kStateDir / "entries", ec);
     state = SiteState{};
     state.key = key;
     state.root = root;
@@ -559,6 +566,11 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   for (const auto& [name, url] : configured) state.sources[name];
   State poll_state;
   if (auto loaded = load_state(*archive)) poll_state = std::move(*loaded);
+  const std::string feed_id =
+      state.root.empty() ? "urn:feeddiff:archive" : "urn:feeddiff:archive:" + state.root;
+  std::string base = options.base_url;
+  if (!base.empty() && !base.ends_with('/')) base += '/';
+  const bool new_feed_base = feeds_base_changed(top / kStateDir, base);
   std::vector<SiteSource> listed;
   for (auto it = state.sources.begin(); it != state.sources.end();) {
     auto& [name, row] = *it;
@@ -585,6 +597,16 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
       if (auto ok = write_if_changed(top / s.href, render_source_page(page), writes); !ok)
         return ok.error();
     }
+    // Its feed changes only with its changes (a feed's bytes name no poll status).
+    const fs::path feed = top / "sources" / name / "feed.atom";
+    if (check_source_name(name) &&
+        (new_feed_base || touched_sources.count(name) || !fs::exists(feed))) {
+      auto atom = source_feed(*archive, top / kStateDir, name,
+                              histories.newest(name, row.count, kSourceFeedEntries),
+                              feed_id + ":source:" + name, base);
+      if (!atom) return atom.error();
+      if (auto ok = write_if_changed(feed, *atom, writes); !ok) return ok.error();
+    }
     row.url = s.url;
     row.status = s.status;
     if (row.count) {
@@ -597,6 +619,8 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     listed.push_back(std::move(s));
     ++it;
   }
+  if (new_feed_base)
+    if (auto ok = save_feeds_base(top / kStateDir, base); !ok) return ok.error();
 
   const std::vector<SiteChange> newest = histories.newest(
       "", state.changes, std::max<std::size_t>(kSitePageSize, options.feed_entries));
@@ -609,10 +633,6 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     return ok.error();
   std::vector<SiteChange> entries(newest.begin(),
                                   newest.begin() + std::min(newest.size(), options.feed_entries));
-  const std::string feed_id =
-      state.root.empty() ? "urn:feeddiff:archive" : "urn:feeddiff:archive:" + state.root;
-  std::string base = options.base_url;
-  if (!base.empty() && !base.ends_with('/')) base += '/';
   if (auto ok =
           write_if_changed(top / "feed.atom", render_site_atom(entries, feed_id, base), writes);
       !ok)
@@ -658,13 +678,14 @@ Command site_command(CLI::App& root, const Globals& globals) {
 the 50 newest changes, links to the history pages), history/N.html (every change, 50 a page,
 page 1 the oldest), sources/NAME.html (a source's 50 newest changes and its pages),
 sources/NAME/N.html (its history, 50 a page), changes/ID.html (one page per change, as
-`show --format html`), raw/ID/ (the raw artifact at that commit) and feed.atom (the newest
-changes). Each history page links to the older one, so every change is reachable from the
-index; only the newest page of a history changes, older pages are written once. Links are
-relative: open DIR/index.html from disk or serve DIR from any static host. A run renders the
-changes since the tip it last rendered (kept in DIR/.feeddiff-site/) and writes only files
-whose bytes differ; after a reset or rebase it rebuilds the lists and removes the pages of
-commits that left the branch.
+`show --format html`), raw/ID/ (the raw artifact at that commit), feed.atom (the newest
+changes) and sources/NAME/feed.atom (a source's 50 newest changes, each entry listing the
+item changes with their before and after, for a feed reader). Each history page links to
+the older one, so every change is reachable from the index; only the newest page of a
+history changes, older pages are written once. Links are relative: open DIR/index.html from
+disk or serve DIR from any static host. A run renders the changes since the tip it last
+rendered (kept in DIR/.feeddiff-site/) and writes only files whose bytes differ; after a
+reset or rebase it rebuilds the lists and removes the pages of commits that left the branch.
 
 Examples:
   feeddiff site public/

@@ -123,6 +123,10 @@ std::string diff_section(const ChangeView& c, const RenderOptions& options) {
 
 }  // namespace
 
+std::string render_items_html(const ChangeView& change, const RenderOptions& options) {
+  return items_section(change, options);
+}
+
 std::string render_html(const ChangeView& c, const RenderOptions& options, const HtmlLinks& links) {
   const std::string short_id = c.commit_id.substr(0, 7);
   std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title));

@@ -104,7 +104,12 @@ dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}
 
 }  // namespace
 
-std::string head(std::string_view title) {
+std::string head(std::string_view title, std::string_view atom_href) {
+  std::string alternate;
+  if (const auto href = safe_href(atom_href))
+    alternate = fmt::format(
+        "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}\" href=\"{}\">\n",
+        escape_html(title), *href);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -113,8 +118,8 @@ std::string head(std::string_view title) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<meta name=\"referrer\" content=\"no-referrer\">\n"
       "<meta name=\"generator\" content=\"feeddiff\">\n"
-      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n",
-      escape_html(title), kCss);
+      "{}<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n",
+      alternate, escape_html(title), kCss);
 }
 
 std::string tail() {

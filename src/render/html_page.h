@@ -10,8 +10,9 @@
 
 namespace feeddiff::html {
 
-/// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here.
-std::string head(std::string_view title);
+/// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here. atom_href, when
+/// safe and not empty, is announced as the page's Atom feed (link rel="alternate").
+std::string head(std::string_view title, std::string_view atom_href = {});
 
 /// `</body></html>` and the final line end.
 std::string tail();

@@ -103,12 +103,16 @@ std::string render_site_index(const std::vector<SiteSource>& sources,
 }
 
 std::string render_source_page(const SiteSource& s) {
-  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name));
+  // Its Atom feed (sources/NAME/feed.atom): the page lives in sources/.
+  const std::string feed = s.name + "/feed.atom";
+  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed);
   out += html::nav({{"Archive", "../index.html"}});
   out += "<header>\n<p class=\"kicker\">Source</p>\n";
   out += fmt::format("<h1>{}</h1>\n", escape_html(s.name));
   if (!s.url.empty())
     out += fmt::format("<p class=\"path\"><code>{}</code></p>\n", html::link(s.url, s.url));
+  out += fmt::format("<p class=\"id\">{}</p>\n",
+                     html::link(feed, "Atom feed of this source's changes"));
   out += "</header>\n<dl class=\"fields\">\n";
   out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=

@@ -225,10 +225,10 @@ bool has_class(const Node& n, const std::string& cls) {
 void check_inert(const Node& dom, const std::string& where) {
   INFO(where);
   static const std::vector<std::string> kAllowed = {
-      "#document", "html",   "head", "meta",    "title", "style", "body",  "main",
-      "nav",       "header", "p",    "h1",      "h2",    "code",  "a",     "span",
-      "dl",        "dt",     "dd",   "section", "div",   "table", "thead", "tbody",
-      "tr",        "th",     "td",   "ul",      "li",    "del",   "ins",   ""};
+      "#document", "html",   "head",    "meta", "title", "style", "body",  "main", "link",
+      "nav",       "header", "p",       "h1",   "h2",    "code",  "a",     "span", "dl",
+      "dt",        "dd",     "section", "div",  "table", "thead", "tbody", "tr",   "th",
+      "td",        "ul",     "li",      "del",  "ins",   ""};
   std::size_t styles = 0;
   dom.walk([&](const Node& n) {
     INFO("<" << n.name << ">");
@@ -406,3 +406,4 @@ TEST_CASE("a hostile feed's site pages execute nothing", "[cli]") {
     }
   }
 }
+

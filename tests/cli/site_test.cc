@@ -1,7 +1,7 @@
 // `feeddiff site DIR` over an archive of 200 recorded changes (two corpus histories): every
 // page is there and every link leads to a file; a second run writes nothing; after one more
-// change a run rewrites only that change's page and artifact, its source's page and the
-// newest history pages it landed on, the index and the Atom feed. Over a generated archive
+// change a run rewrites only that change's page and artifact, its source's page and feed and
+// the newest history pages it landed on, the index and the Atom feed. Over a generated archive
 // of 2,500 changes: history pages of kSitePageSize changes, every change reachable from the
 // index, one more commit rewrites only what it touched, and a reset gives a correct site.
 
@@ -202,9 +202,10 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   const std::string site = make_temp_dir("site-out") + "/public";
 
   const SiteRun first = run_site(history.dir(), site);
-  // 200 change pages and raw artifacts, 2 source pages, the index and the feed, and the
-  // history pages of 50 changes: 4 of the archive's, 4 of ollama's (180), 1 of openai's (20).
-  CHECK(first.written == 200 + 200 + 2 + 2 + 4 + 4 + 1);
+  // 200 change pages and raw artifacts, 2 source pages and their feeds, the index and the
+  // feed, and the history pages of 50 changes: 4 of the archive's, 4 of ollama's (180), 1 of
+  // openai's (20).
+  CHECK(first.written == 200 + 200 + 2 + 2 + 2 + 4 + 4 + 1);
   CHECK(first.rendered == 200);
   CHECK(first.unchanged == 0);
   std::size_t pages = 0;
@@ -246,17 +247,18 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   CHECK(second.rendered == 0);
   CHECK(mtimes(site) == before);
 
-  // One more change of openai: its page and artifact, openai's page and its history page,
+  // One more change of openai: its page and artifact, openai's page, feed and history page,
   // the archive's new fifth history page, the index, the feed.
   history.record("openai", "history-olshansk-openai-research", openai);
   const std::string new_head =
       run({"git", "-C", history.dir(), "rev-parse", "HEAD"}).out.substr(0, 40);
   const SiteRun third = run_site(history.dir(), site);
-  CHECK(third.written == 7);
+  CHECK(third.written == 8);
   CHECK(third.rendered == 1);
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
                                           "raw/" + new_head + "/response.xml",
                                           "sources/openai.html",
+                                          "sources/openai/feed.atom",
                                           "sources/openai/1.html",
                                           "history/5.html",
                                           "index.html",
@@ -378,6 +380,7 @@ TEST_CASE(
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
                                           "raw/" + new_head + "/response.xml",
                                           "sources/feed-07.html",
+                                          "sources/feed-07/feed.atom",
                                           "sources/feed-07/3.html",
                                           "history/51.html",
                                           "index.html",

@@ -1,0 +1,94 @@
+// A source's Atom feed in the static site (sources/NAME/feed.atom): one entry per change of
+// that source, whose content is the change page's item section, so a feed reader shows each
+// item change with its before and after without opening the site.
+
+#include <fmt/format.h>
+
+#include "feeddiff/core.h"
+#include "feeddiff/render.h"
+#include "render/html_page.h"
+
+namespace feeddiff {
+
+namespace {
+
+// Text as XML character data or an attribute value. What it escapes is already inert HTML
+// (render_items_html escaped the feed's text once, controls made visible), so this only has
+// to keep the XML well-formed: the HTML arrives in the reader as the text of <content>.
+std::string xml_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string xml_time(const std::string& iso) {
+  return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
+}
+
+}  // namespace
+
+std::string render_source_atom(const std::string& source, const std::vector<SiteFeedEntry>& entries,
+                               const std::string& feed_id, const std::string& base_url) {
+  // Relative links resolve against the feed's own URL, two directories below the top.
+  const std::string top = base_url.empty() ? "../../" : base_url;
+  auto href = [&](const std::string& relative) {
+    return html::safe_href(top + relative).value_or("");
+  };
+  std::string out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n";
+  out += "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
+  out += fmt::format("  <id>{}</id>\n", escape_html(feed_id));
+  out += fmt::format("  <title>feeddiff archive: {}</title>\n", escape_html(source));
+  out +=
+      fmt::format("  <updated>{}</updated>\n",
+                  xml_time(entries.empty() ? std::string() : entries.front().change.observed_at));
+  out += "  <author><name>feeddiff</name></author>\n";
+  out += "  <generator>feeddiff</generator>\n";
+  out += fmt::format("  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n",
+                     href("sources/" + source + ".html"));
+  if (!base_url.empty())
+    out += fmt::format("  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n",
+                       href("sources/" + source + "/feed.atom"));
+  for (const SiteFeedEntry& e : entries) {
+    const SiteChange& c = e.change;
+    const std::string page = href(c.href);
+    out += "  <entry>\n";
+    out += fmt::format("    <id>urn:feeddiff:commit:{}</id>\n", escape_html(c.id));
+    out += fmt::format("    <title>{}</title>\n", escape_html(c.title));
+    out += fmt::format("    <updated>{}</updated>\n", xml_time(c.observed_at));
+    out += fmt::format("    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n", page);
+    std::string summary =
+        fmt::format("+{} -{} lines", with_thousands(c.added), with_thousands(c.removed));
+    if (!c.items.empty()) summary += "; items: " + c.items;
+    out += fmt::format("    <summary>{}</summary>\n", escape_html(summary));
+    // The HTML is escaped once here, as the text of a type="html" content element.
+    std::string html = fmt::format(
+        "<p><a href=\"{}\">Change {}</a> · observed {} UTC · <span class=\"plus\">+{}</span> "
+        "<span class=\"minus\">-{}</span> lines</p>\n",
+        page, escape_html(c.id.substr(0, 7)), escape_html(html::short_time(c.observed_at)),
+        with_thousands(c.added), with_thousands(c.removed));
+    html += e.items_html.empty() ? "<p>No item summary for this change.</p>\n" : e.items_html;
+    out += fmt::format("    <content type=\"html\">{}</content>\n", xml_text(html));
+    out += "  </entry>\n";
+  }
+  return out + "</feed>\n";
+}
+
+}  // namespace feeddiff
