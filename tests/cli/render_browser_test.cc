@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/hostile_change.h"
 #include "cli/render_helpers.h"
 #include "feeddiff/render.h"
 
@@ -407,3 +408,40 @@ TEST_CASE("a hostile feed's site pages execute nothing", "[cli]") {
   }
 }
 
+TEST_CASE("a changed item with hostile text before and after executes nothing in Chromium",
+          "[cli]") {
+  const std::string dir = both_sides_hostile_archive("browser-both-sides");
+  const std::string page = html_archive_page(dir, {"show", "--format", "html"}, "both.html");
+  const std::string html = slurp(page);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("<img") == std::string::npos);
+  const auto dom = parse_dom(dump_dom(page));
+  check_inert(*dom, "both sides hostile");
+
+  // Before and after are there as text: the markup, and the controls made visible.
+  auto texts = [&](const char* element) {
+    std::string all;
+    for (const Node* n : dom->find([&](const Node& x) { return x.name == element; }))
+      all += n->text_content() + "\n";
+    return all;
+  };
+  const std::string removed = texts("del"), added = texts("ins");
+  // The content's escaped markup and ESC are text of the page (kept around the changes).
+  const std::string changes = texts("dd");
+  CHECK(changes.find("<img src=x onerror=alert(1)>") != std::string::npos);
+  CHECK(changes.find("\\x1b[31m") != std::string::npos);
+  for (const auto& [side, shown] : {std::pair<std::string, std::string>{"before", removed},
+                                    std::pair<std::string, std::string>{"after", added}}) {
+    INFO(side << ": " << shown);
+    CHECK(shown.find("<script>document.documentElement.setAttribute('data-pwned','" + side +
+                     "-title')</script>") != std::string::npos);
+    CHECK(shown.find("onerror=\"document.documentElement.setAttribute('data-pwned','" + side +
+                     "-img')\">") != std::string::npos);
+    CHECK(shown.find("\\x1b[2J\\x1b]0;" + side + "\\x07 \\u202efdp.exe \\u2066" + side) !=
+          std::string::npos);
+    // The content's word diff (a word is a run of letters, U+202E counting as one): the
+    // override made visible, the live script left out (the diff reads the text).
+    CHECK(shown.find("\\u202e" + side) != std::string::npos);
+    CHECK(shown.find(side + "-content") == std::string::npos);
+  }
+}

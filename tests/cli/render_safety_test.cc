@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli/hostile_change.h"
 #include "cli/render_helpers.h"
 #include "feeddiff/render.h"
 
@@ -250,4 +251,41 @@ TEST_CASE("hostile text in a changed item's before and after stays inert in ever
       std::string::npos);
   CHECK(page.out.find("<ins>calm &lt;script&gt;alert(1)&lt;/script&gt; \\u202efdp.exe") !=
         std::string::npos);
+}
+
+TEST_CASE("hostile text in both the before and the after value reaches a terminal escaped",
+          "[cli]") {
+  const std::string dir = both_sides_hostile_archive("render-both-sides");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--color", "never", "show"},
+                                             {"--color", "always", "show"},
+                                             {"show", "--format", "markdown"}}) {
+    std::vector<std::string> all = {"-C", dir};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = run_feeddiff(all);
+    INFO(args[1] << " " << args.back() << "\n" << r.out);
+    REQUIRE(r.exit_code == 0);
+    const auto found = unsafe_bytes(args[1] == "always" ? without_own_colours(r.out) : r.out);
+    CHECK(found.empty());
+  }
+  // The controls reached the item model (a JSON Feed carries U+001B) and are shown visibly,
+  // on both sides of the title's change and in the content's word diff.
+  auto text = run_feeddiff({"-C", dir, "--color", "never", "show"});
+  INFO(text.out);
+  for (const char* side_name : {"before", "after"}) {
+    const std::string side = side_name;
+    CHECK(text.out.find(side + " <script>document.documentElement.setAttribute('data-pwned','" +
+                        side + "-title')</script>") != std::string::npos);
+    CHECK(text.out.find("\\x1b[2J\\x1b]0;" + side + "\\x07 \\u202efdp.exe \\u2066" + side) !=
+          std::string::npos);
+    CHECK(text.out.find("\\u202e" + side) != std::string::npos);
+  }
+  // "31mbefore" is one word (letters and digits): the ESC before it stays, visible.
+  CHECK(text.out.find("\\x1b[[-31mbefore-]{+31mafter+}") != std::string::npos);
+  // The JSON page gives the characters back exactly, so the escaping above is the renderer's.
+  const auto doc = nlohmann::json::parse(run_feeddiff({"-C", dir, "show", "--format", "json"}).out);
+  const auto& title = doc["items"]["changes"][0]["field_changes"][0];
+  CHECK(title["field"] == "title");
+  CHECK(title["old"] == hostile_item_title("before"));
+  CHECK(title["new"] == hostile_item_title("after"));
 }
