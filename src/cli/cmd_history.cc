@@ -24,10 +24,13 @@ struct HistoryOptions {
 Result<const ItemLife*> find_item(const Archive& archive, const SourceHistory& history,
                                   const HistoryOptions& options) {
   if (const ItemLife* life = history.items.find(options.item)) return life;
-  auto linked = item_with_link(archive, history, options.item);
-  if (!linked) return linked.error();
-  if (*linked)
-    if (const ItemLife* life = history.items.find(**linked)) return life;
+  // A link is looked for by parsing versions, newest first: only for what can be a URL.
+  if (options.item.find_first_of(":/") != std::string::npos) {
+    auto linked = item_with_link(archive, history, options.item);
+    if (!linked) return linked.error();
+    if (*linked)
+      if (const ItemLife* life = history.items.find(**linked)) return life;
+  }
   const std::vector<const ItemLife*> titled = history.items.with_title(options.item);
   if (titled.size() == 1) return titled.front();
   // "GPT-4" names the item titled so, not also "GPT-4 research": a whole title wins.
