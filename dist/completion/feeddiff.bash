@@ -43,6 +43,7 @@ _feeddiff_options() {
       --per-host= --timeout= --connect-timeout= --max-body=" ;;
     log) echo "-h --help -n= --format=" ;;
     show) echo "-h --help --format= --normalized --max-lines= --max-line-chars=" ;;
+    history) echo "-h --help --format=" ;;
     status) echo "-h --help --json" ;;
     enable | gc) echo "-h --help --wait" ;;
     import) echo "-h --help --every= -n --dry-run" ;;
@@ -64,6 +65,7 @@ _feeddiff_arguments() {
     remove | log | enable) echo "source" ;;
     poll | status | export-sqlite) echo "source..." ;;
     show | cat) echo "commit source" ;;
+    history) echo "source item" ;;
     import) echo "file" ;;
     fixtures) echo "action dir" ;;
     normalize | items) echo "input source" ;;
@@ -73,7 +75,7 @@ _feeddiff_arguments() {
 
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="init add remove poll log show cat status enable import export-opml
+  local commands="init add remove poll log show history cat status enable import export-opml
     export-sqlite gc site fixtures normalize items diff"
   COMPREPLY=()
 

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init add remove poll log show cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
+set -l feeddiff_commands init add remove poll log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -41,6 +41,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a poll -d 'Fetch what is due, commit what changed'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a log -d 'List the recorded changes'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a show -d 'Show one recorded change'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a history -d 'Follow one item across the archive'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a cat -d 'Print a raw body at a commit'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a status -d 'The state of each source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a enable -d 'Poll a source again after 410 Gone'
@@ -58,7 +59,7 @@ complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l
 
 # Arguments.
 complete -c feeddiff -n '__fish_seen_subcommand_from init site' -a '(__fish_complete_directories)'
-complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite' -a '(__feeddiff_sources)'
+complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite history' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import' -F
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update (__fish_complete_directories)'
@@ -79,6 +80,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l max-body -x -d 'La
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -s n -x -d 'At most N changes'
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -l format -x -a 'text json'
 complete -c feeddiff -n '__fish_seen_subcommand_from show' -l format -x -a 'text markdown json html'
+complete -c feeddiff -n '__fish_seen_subcommand_from history' -l format -x -a 'text markdown json html'
 complete -c feeddiff -n '__fish_seen_subcommand_from diff' -l format -x -a 'text markdown'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff' -l normalized -d 'Diff the canonical documents'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff site' -l max-lines -x -d 'Diff lines shown at most'

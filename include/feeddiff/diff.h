@@ -3,6 +3,8 @@
 // and the worst case bounded); items in, an item-level summary out.
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -194,5 +196,63 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text);
 /// summary's format and feeddiff's version, so that a newer feeddiff recomputes.
 std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
                                  const std::vector<std::string>& ignore);
+
+// ===========================================================================================
+// Item history: a source's item diffs, oldest first, in; the life of each item out.
+// ===========================================================================================
+
+/// Something that happened to an item in one version of its source.
+struct ItemEvent {
+  /// first_seen: in the feed for the first time; changed: some field differs from the version
+  /// before (it may also have moved); moved: equal, but reordered; removed: gone from the
+  /// feed; reappeared: in the feed again after it was removed.
+  enum class Kind { first_seen, changed, moved, removed, reappeared };
+  Kind kind = Kind::first_seen;  ///< see Kind
+  std::size_t version = 0;       ///< the version it happened in, as ItemTracker::add numbers it
+  /// The item change as diff_items gave it: the title (the old one when removed), for changed
+  /// the fields with their before and after, moved, and the positions in the two feeds.
+  ItemChange change;
+};
+
+/// "first_seen", "changed", "moved", "removed" or "reappeared", as JSON writes an event.
+const char* item_event_name(ItemEvent::Kind kind);
+
+/// One item's life across the versions of its source.
+struct ItemLife {
+  std::string id;                           ///< the item's identity (Item::id)
+  std::string title;                        ///< its newest title
+  std::vector<std::string> titles;          ///< every title it had, oldest first, each once
+  std::vector<ItemEvent> events;            ///< what happened to it, oldest first
+  std::size_t first_seen = 0;               ///< the version it was first seen in
+  std::optional<std::size_t> last_changed;  ///< the version of its last edit, if any
+  std::size_t edits = 0;                    ///< its changed events
+  /// Times it is in the newest version: 0 once removed; more than 1 when its id is repeated
+  /// in the feed (each occurrence is diffed on its own, as diff_items matches them).
+  std::size_t occurrences = 0;
+  /// Whether it is in the newest version.
+  bool present() const { return occurrences > 0; }
+};
+
+/// Follows every item of a source through its versions: give it the item diff of each
+/// version against the version before (the first against an empty feed, a deleted source's
+/// as its feed against an empty one), oldest first. Pure; what it keeps grows with the
+/// item changes, not with the versions.
+class ItemTracker {
+ public:
+  /// Adds what happened in a version; version numbers must grow (a version that could not
+  /// be read is skipped, and the next diff is against the last one that could).
+  void add(std::size_t version, ItemDiff diff);
+  /// Every item seen, in order of first appearance.
+  const std::vector<ItemLife>& lives() const { return lives_; }
+  /// The item with this id, or nullptr.
+  const ItemLife* find(std::string_view id) const;
+  /// The items one of whose titles holds needle, ASCII letters compared without case.
+  std::vector<const ItemLife*> with_title(std::string_view needle) const;
+
+ private:
+  ItemLife& life_of(const ItemChange& change, std::size_t version);
+  std::vector<ItemLife> lives_;
+  std::map<std::string, std::size_t, std::less<>> index_;  // id -> its place in lives_
+};
 
 }  // namespace feeddiff

@@ -187,4 +187,35 @@ std::string render_items_text(const Feed& feed);
 /// A feed's items as JSON: {"schema": "feeddiff.items/1", "format", "items": [...]}.
 std::string render_items_json(const Feed& feed, const std::string& encoding);
 
+// ===========================================================================================
+// The life of items across a source's versions (`feeddiff history`, the site's item pages)
+// ===========================================================================================
+
+/// One version of a source as a history names it.
+struct HistoryVersion {
+  std::string commit;       ///< full commit id
+  std::string observed_at;  ///< ISO-8601 UTC (the Observed-At trailer, else commit time)
+  /// Why its items could not be read (it then changed no item's history), or "".
+  std::string note;
+  std::string href;  ///< its change page for the HTML page, or "" for none
+};
+
+/// What `feeddiff history` shows: one item's events (single) or a table of the items.
+struct HistoryView {
+  std::string source;                    ///< the source's name
+  std::vector<HistoryVersion> versions;  ///< its versions, oldest first; events index them
+  std::vector<ItemLife> items;           ///< the item (single) or every item, as first seen
+  bool single = false;                   ///< one item, with its events
+};
+
+/// `feeddiff history` for a terminal: an item's events with each edit's fields before and
+/// after as `show` writes them, or the table of items. Feed text is escaped.
+std::string render_history_text(const HistoryView& view, bool color);
+/// The same as markdown.
+std::string render_history_markdown(const HistoryView& view);
+/// The same as one JSON document (docs/json.md, docs/history.schema.json).
+std::string render_history_json(const HistoryView& view);
+/// The same as a standalone HTML page (no script, every piece of feed text escaped).
+std::string render_history_html(const HistoryView& view, const HtmlLinks& links = {});
+
 }  // namespace feeddiff

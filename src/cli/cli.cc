@@ -96,6 +96,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"poll", cli::poll_command},
     {"log", cli::log_command},
     {"show", cli::show_command},
+    {"history", cli::history_command},
     {"cat", cli::cat_command},
     {"status", cli::status_command},
     {"enable", cli::enable_command},

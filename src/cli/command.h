@@ -48,6 +48,7 @@ Command fixtures_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);
 Command diff_command(CLI::App& root, const Globals& globals);
+Command history_command(CLI::App& root, const Globals& globals);
 
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);

@@ -164,4 +164,12 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
   return out + html::tail();
 }
 
+namespace page {
+
+std::string html_field_changes(const ItemChange& change) {
+  return field_changes(change);
+}
+
+}  // namespace page
+
 }  // namespace feeddiff

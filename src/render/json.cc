@@ -6,6 +6,7 @@
 
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
+#include "render/json_parts.h"
 #include "render/page.h"
 
 namespace feeddiff {
@@ -237,5 +238,17 @@ std::string render_log_json(const std::vector<LogEntry>& entries) {
   doc["changes"] = std::move(changes);
   return dump(doc);
 }
+
+namespace page {
+
+nlohmann::ordered_json field_change_to_json(const FieldChange& change) {
+  return field_change_json(change);
+}
+
+std::string json_document(const nlohmann::ordered_json& document) {
+  return dump(document);
+}
+
+}  // namespace page
 
 }  // namespace feeddiff

@@ -127,4 +127,16 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
   return out;
 }
 
+namespace page {
+
+std::string markdown_field_changes(const ItemChange& change) {
+  return field_changes(change);
+}
+
+std::string markdown_inline(std::string_view text) {
+  return inline_text(text);
+}
+
+}  // namespace page
+
 }  // namespace feeddiff

@@ -69,4 +69,13 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
 /// `@@ -a,b +c,d @@`.
 std::string hunk_header(const Hunk& hunk);
 
+/// An item change's fields before and after, as the text page lists them under the item.
+std::string text_field_changes(const ItemChange& change, bool color);
+/// The same as the markdown page lists them.
+std::string markdown_field_changes(const ItemChange& change);
+/// The same as the HTML page lists them (a <dl>, or "" when there is none).
+std::string html_field_changes(const ItemChange& change);
+/// Text as the markdown page writes it inline (escaped for terminals and markdown).
+std::string markdown_inline(std::string_view text);
+
 }  // namespace feeddiff::page

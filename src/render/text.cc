@@ -133,4 +133,12 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
   return out;
 }
 
+namespace page {
+
+std::string text_field_changes(const ItemChange& change, bool color) {
+  return field_changes(change, palette(color));
+}
+
+}  // namespace page
+
 }  // namespace feeddiff

@@ -1,0 +1,131 @@
+// feeddiff history NAME [ITEM]: the life of one item across the archive, or the table of a
+// source's items.
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "cli/command.h"
+#include "cli/item_history.h"
+#include "feeddiff/core.h"
+#include "feeddiff/poll.h"
+#include "feeddiff/render.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+struct HistoryOptions {
+  std::string source;
+  std::string item;
+  std::string format = "text";
+};
+
+// ITEM as an id, else a link, else a title substring: the one item it names.
+Result<const ItemLife*> find_item(const Archive& archive, const SourceHistory& history,
+                                  const HistoryOptions& options) {
+  if (const ItemLife* life = history.items.find(options.item)) return life;
+  // A link is looked for by parsing versions, newest first: only for what can be a URL.
+  if (options.item.find_first_of(":/") != std::string::npos) {
+    auto linked = item_with_link(archive, history, options.item);
+    if (!linked) return linked.error();
+    if (*linked)
+      if (const ItemLife* life = history.items.find(**linked)) return life;
+  }
+  const std::vector<const ItemLife*> titled = history.items.with_title(options.item);
+  if (titled.size() == 1) return titled.front();
+  // "GPT-4" names the item titled so, not also "GPT-4 research": a whole title wins.
+  std::vector<const ItemLife*> whole;
+  const std::string query_lower = to_lower(options.item);
+  for (const ItemLife* life : titled)
+    if (std::any_of(life->titles.begin(), life->titles.end(),
+                    [&](const std::string& t) { return to_lower(t) == query_lower; }))
+      whole.push_back(life);
+  if (whole.size() == 1) return whole.front();
+  // The query is the user's own text; it is escaped all the same, as it is printed.
+  const std::string query = escape_terminal(options.item);
+  if (titled.empty())
+    return Error{Errc::not_found,
+                 fmt::format("no item of '{}' has the id or link '{}' or a title containing it",
+                             options.source, query)};
+  return Error{Errc::usage,
+               fmt::format("'{}' is in the titles of {} items of '{}'; give one's id (`feeddiff "
+                           "history {}` lists them)",
+                           query, titled.size(), options.source, options.source)};
+}
+
+Result<int> history(const Globals& globals, const HistoryOptions& options) {
+  if (auto ok = check_source_name(options.source); !ok) return ok.error();
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto read = read_source_history(*archive, options.source);
+  if (!read) return read.error();
+  if (read->versions.empty()) {
+    auto config = load_config(*archive);
+    if (!config) return config.error();
+    if (!config->find(options.source))
+      return Error{Errc::not_found,
+                   fmt::format("no source '{}' and no recorded change of it", options.source)};
+    if (options.format == "text") {
+      write_out(fmt::format("No recorded change of '{}' yet.\n", options.source));
+      return 0;
+    }
+  }
+  HistoryView view;
+  view.source = options.source;
+  view.single = !options.item.empty();
+  if (view.single) {
+    auto found = find_item(*archive, *read, options);
+    if (!found) return found.error();
+    view.items.push_back(**found);
+  } else {
+    view.items = read->items.lives();
+  }
+  view.versions = std::move(read->versions);
+  if (options.format == "markdown")
+    write_out(render_history_markdown(view));
+  else if (options.format == "json")
+    write_out(render_history_json(view));
+  else if (options.format == "html")
+    write_out(render_history_html(view));
+  else
+    write_out(render_history_text(view, use_color(globals)));
+  return 0;
+}
+
+}  // namespace
+
+Command history_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand("history", "Follow one item across a source's recorded versions");
+  auto options = std::make_shared<HistoryOptions>();
+  app->add_option("NAME", options->source, "The source")->required();
+  app->add_option("ITEM", options->item,
+                  "The item: its id, else its link, else a piece of its title (any case); "
+                  "without it, a table of the source's items");
+  app->add_option("--format", options->format,
+                  "text (default), markdown, json (docs/json.md) or html (a standalone page)")
+      ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
+  app->footer(
+      R"(With ITEM: when the item was first seen (commit and time), each edit with its changed
+fields before and after (long text as a word diff of what a reader sees, [-removed-]{+added+}
+without colour, as `show` writes it), moves, its removal and its reappearance. ITEM matches an
+item's id exactly, else its link exactly, else a piece of one of its titles (any case; a
+whole title wins over pieces of others); when a piece matches several items, the command
+says how many and asks for the id. Without ITEM: every item the source ever had, with when
+it was first seen and last changed, its count of edits and whether the newest version still
+has it.
+
+Only the source's own commits are read (from the per-source index in .git/feeddiff/index
+when it is there), and each change's item summary comes from .git/feeddiff/cache when poll
+or show left one; otherwise each version is parsed once. A version that cannot be read as a
+feed is listed, and the next one is compared with the last one that could. Text from feeds
+is escaped.
+
+Examples:
+  feeddiff history pytorch                      the items of pytorch
+  feeddiff history pytorch 'Introducing'        the item whose title holds "Introducing"
+  feeddiff history pytorch https://pytorch.org/blog/2-5/ --format html > item.html
+  feeddiff history pytorch ID --format json | jq '.item.events[] | .kind')");
+  return {app, [options, &globals] { return history(globals, *options); }};
+}
+
+}  // namespace feeddiff::cli
