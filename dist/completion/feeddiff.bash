@@ -40,11 +40,12 @@ _feeddiff_options() {
     init | remove | cat | normalize) echo "-h --help" ;;
     add) echo "-h --help --every=" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
-      --per-host= --timeout= --connect-timeout= --max-body=" ;;
+      --per-host= --timeout= --connect-timeout= --max-body= --shard=" ;;
     log) echo "-h --help -n= --format=" ;;
     show) echo "-h --help --format= --normalized --max-lines= --max-line-chars=" ;;
     history) echo "-h --help --format=" ;;
-    status) echo "-h --help --json" ;;
+    status) echo "-h --help --json --shard=" ;;
+    clone) echo "-h --help" ;;
     enable | gc) echo "-h --help --wait" ;;
     import) echo "-h --help --every= -n --dry-run" ;;
     export-opml) echo "-h --help -o= --output=" ;;
@@ -61,6 +62,7 @@ _feeddiff_options() {
 _feeddiff_arguments() {
   case $1 in
     init | site) echo "dir" ;;
+    clone) echo "new dir" ;;
     add) echo "new new" ;;
     remove | log | enable) echo "source" ;;
     poll | status | export-sqlite) echo "source..." ;;
@@ -75,7 +77,7 @@ _feeddiff_arguments() {
 
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="init add remove poll log show history cat status enable import export-opml
+  local commands="init clone add remove poll log show history cat status enable import export-opml
     export-sqlite gc site fixtures normalize items diff"
   COMPREPLY=()
 

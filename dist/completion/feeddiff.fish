@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init add remove poll log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
+set -l feeddiff_commands init clone add remove poll log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -36,6 +36,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -s 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -l color -x -a 'auto always never' -d 'Colour output'
 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a init -d 'Create an archive'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a clone -d 'Clone an archive to poll it from here too'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a add -d 'Add a source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a remove -d 'Stop polling a source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a poll -d 'Fetch what is due, commit what changed'
@@ -58,7 +59,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l help -d 'Print help and exit'
 
 # Arguments.
-complete -c feeddiff -n '__fish_seen_subcommand_from init site' -a '(__fish_complete_directories)'
+complete -c feeddiff -n '__fish_seen_subcommand_from init site clone' -a '(__fish_complete_directories)'
 complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite history' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import' -F
@@ -77,6 +78,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l per-host -x -d 'Co
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l timeout -x -d 'Time limit of one transfer'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l connect-timeout -x -d 'Time limit of connecting'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l max-body -x -d 'Largest body accepted'
+complete -c feeddiff -n '__fish_seen_subcommand_from poll status' -l shard -x -d 'Shard K of N (K/N)'
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -s n -x -d 'At most N changes'
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -l format -x -a 'text json'
 complete -c feeddiff -n '__fish_seen_subcommand_from show' -l format -x -a 'text markdown json html'

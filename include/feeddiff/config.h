@@ -50,7 +50,13 @@ struct SourceConfig {
   std::vector<std::string> ignore;  ///< extra volatile paths for the item diff
   bool skip_cosmetic = false;       ///< make no commit when only volatile parts changed
   NotifyConfig notify = {};         ///< `[sources.NAME.notify]`: overrides of `[notify]`
+  /// `shard = K`: polled by `poll --shard K/N` whatever N is, instead of the shard its
+  /// URL's host hashes to (shard_of in poll.h).
+  std::optional<unsigned> shard = {};
 };
+
+/// The largest `shard = K` and `--shard K/N` accept: N is at most this.
+inline constexpr unsigned kMaxShards = 4096;
 
 /// The archive's configuration.
 struct Config {

@@ -58,11 +58,31 @@ struct PollReport {
   std::size_t failures() const;
 };
 
+/// One poller's part of a fleet: shard `index` of `count` (`poll --shard K/N`, K from 0).
+struct Shard {
+  unsigned index = 0;  ///< K: 0 <= K < N
+  unsigned count = 1;  ///< N: how many pollers share the sources
+  /// Field by field.
+  bool operator==(const Shard&) const = default;
+};
+
+/// Reads `K/N` (0 <= K < N <= kMaxShards). Errc::usage with the reason otherwise.
+Result<Shard> parse_shard(std::string_view text);
+
+/// The shard of `count` that polls a source: its `shard = K` when set, else a stable hash
+/// (FNV-1a, the same on every machine and release) of its URL's host, lower-cased and
+/// without port, so that every source of one host is polled by one machine and per-host
+/// limits, Retry-After and backoff hold across the fleet. A `shard = K` with K >= count is
+/// returned as is: no poller of that fleet size owns the source (poll refuses that).
+unsigned shard_of(const SourceConfig& source, unsigned count);
+
 /// How to poll.
 struct PollOptions {
   std::vector<std::string> names;  ///< only these sources (empty: all)
-  bool force = false;              ///< fetch even what is not due
-  bool wait_for_lock = false;      ///< wait for another poll instead of failing at once
+  /// Only the sources of this shard (shard_of); nullopt: every source.
+  std::optional<Shard> shard;
+  bool force = false;          ///< fetch even what is not due
+  bool wait_for_lock = false;  ///< wait for another poll instead of failing at once
   /// Once more packs than this are in .git/objects/pack, the poll rolls the smallest up
   /// (Archive::consolidate_packs); 0: never.
   std::size_t pack_limit = kDefaultPackLimit;
@@ -116,6 +136,15 @@ std::string raw_path(const std::string& name, bool json);
 /// A fetched response in the commit message's terms (include/feeddiff/message.h): what a
 /// poll commits of it, and what `fixtures` keeps of it, through record_response.
 RecordedResponse recorded_response(const FetchResponse& response);
+
+/// The poll state of an archive that has none (a fresh `feeddiff clone`), rebuilt from
+/// history so that its first poll is conditional: for each source of config, its last
+/// version's commit gives the ETag and Last-Modified (its Response-Header trailers), the
+/// status and when it was observed, and its next due time is that moment plus the larger
+/// of its interval and the recorded Cache-Control max-age, Expires or RSS <ttl> (as a poll
+/// schedules). A source with no version yet gets an empty state (due now). Reads one commit
+/// per source through the source index.
+Result<State> rebuild_state(const Archive& archive, const Config& config);
 
 /// Reads feeddiff.toml from the archive's work tree.
 Result<Config> load_config(const Archive& archive);

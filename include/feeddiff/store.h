@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "feeddiff/core.h"
@@ -182,6 +183,11 @@ class Archive {
   Result<std::optional<std::string>> read_head(std::string_view path) const;
   /// The URL of the `origin` remote, if there is one.
   std::optional<std::string> origin_url() const;
+  /// Commits on the branch that its upstream (the remote-tracking branch it was cloned
+  /// from or set with `git branch -u`, as of the last fetch) lacks, with that upstream's
+  /// name (`origin/main`); nullopt when the branch has no upstream. Costs the commits
+  /// between the two, not the history.
+  Result<std::optional<std::pair<std::string, std::size_t>>> unpublished() const;
   /// Whether the work tree's or the index's copy of path differs from the branch's (edits a
   /// commit of path would overwrite); false for a path that is nowhere.
   Result<bool> uncommitted(std::string_view path) const;

@@ -91,6 +91,7 @@ using Builder = cli::Command (*)(CLI::App&, const cli::Globals&);
 // Every command, in the order `feeddiff --help` lists them.
 constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"init", cli::init_command},
+    {"clone", cli::clone_command},
     {"add", cli::add_command},
     {"remove", cli::remove_command},
     {"poll", cli::poll_command},

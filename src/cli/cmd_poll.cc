@@ -30,6 +30,7 @@ struct PollFlags {
   std::string timeout = "2m";
   std::string connect_timeout = "15s";
   std::string max_body = "50MiB";
+  std::string shard;
 };
 
 Result<std::size_t> parse_size(std::string_view text) {
@@ -140,6 +141,11 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   options.force = flags.force;
   options.wait_for_lock = flags.wait;
   options.now = *now;
+  if (!flags.shard.empty()) {
+    auto shard = parse_shard(flags.shard);
+    if (!shard) return shard.error();
+    options.shard = *shard;
+  }
   if (flags.jobs < 1 || flags.per_host < 1)
     return Error{Errc::usage, "--jobs and --per-host must be at least 1"};
   options.fetch.jobs = flags.jobs;
@@ -169,8 +175,13 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   progress.erase();
   if (!report) return report.error();
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
-  if (report->sources.empty() && !flags.quiet)
-    std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
+  if (report->sources.empty() && !flags.quiet) {
+    if (options.shard)
+      write_out(
+          fmt::format("No sources in shard {}/{}.\n", options.shard->index, options.shard->count));
+    else
+      std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
+  }
   std::fflush(stdout);
   // The commits are durable once poll returns; hooks only read them, and a hook that fails
   // is retried by the next poll, never undoes one.
@@ -216,6 +227,10 @@ Command poll_command(CLI::App& root, const Globals& globals) {
   app->add_flag("--digest", flags->digest,
                 "After the poll, a summary of what changed on stdout (per source: items added, "
                 "changed with their fields, removed)");
+  app->add_option("--shard", flags->shard,
+                  "Poll only shard K of N (K from 0): the sources whose URL's host hashes to K, "
+                  "or that say `shard = K` in feeddiff.toml")
+      ->type_name("K/N");
   app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
   app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
   app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
@@ -247,13 +262,20 @@ twice the objects of the one before: about log2(changes) packs however long the 
 lives, for a few milliseconds per poll on average. `feeddiff gc` still repacks everything
 with deltas. Packs marked .keep are never touched.
 
+Fleets: several pollers can share the sources, each running `poll --shard K/N` with its own
+K (0 to N-1) in its own clone. A source belongs to the shard its URL's host hashes to
+(FNV-1a, the same on every machine), so one machine polls each host and per-host limits,
+Retry-After and backoff hold across the fleet; `shard = K` in a source's table pins it.
+`feeddiff status --shard K/N` shows each source's shard. See docs/fleet.md.
+
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet
   */10 * * * * feeddiff -C ~/feeds poll --quiet --digest     cron's mail lists the changes
 
 Examples:
   feeddiff poll                 everything that is due
-  feeddiff poll pytorch --force one source, now)");
+  feeddiff poll pytorch --force one source, now
+  feeddiff poll --shard 2/4     the third of four pollers' sources)");
   return {app, [flags, &globals] { return run_poll(globals, *flags); }};
 }
 

@@ -15,6 +15,7 @@ namespace {
 struct StatusFlags {
   std::vector<std::string> names;
   bool json = false;
+  std::string shard;
 };
 
 // "5m", "2h5m", "3d4h": the two leading units are enough to read a schedule.
@@ -37,8 +38,14 @@ std::string ago(TimeMs then, TimeMs now) {
 // The pieces of one source's line, in reading order. config_dirty: feeddiff.toml has
 // uncommitted changes, which hold back the adoption of a redirect (see poll).
 std::string status_line(const SourceConfig& source, const SourceState& st, TimeMs now,
-                        std::size_t name_width, bool config_dirty) {
+                        std::size_t name_width, bool config_dirty,
+                        const std::optional<Shard>& shard) {
   std::vector<std::string> parts;
+  if (shard) {
+    const unsigned owner = shard_of(source, shard->count);
+    parts.push_back(fmt::format("shard {}{}{}", owner, source.shard ? " (pinned)" : "",
+                                owner == shard->index ? " (this one)" : ""));
+  }
   if (st.last_result.empty()) {
     parts.push_back("never polled");
   } else {
@@ -90,7 +97,8 @@ Json json_text(const std::string& s) {
 // that are not valid UTF-8 (an ETag is whatever a server sent) become U+FFFD, so the output
 // is always valid JSON.
 std::string status_json(const std::vector<const SourceConfig*>& sources, const State& state,
-                        TimeMs now) {
+                        TimeMs now, const std::optional<Shard>& shard,
+                        const std::optional<std::pair<std::string, std::size_t>>& unpublished) {
   Json list = Json::array();
   for (const SourceConfig* source : sources) {
     auto it = state.sources.find(source->name);
@@ -119,9 +127,14 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
     j["etag"] = json_text(st.etag);
     j["last_modified"] = json_text(st.last_modified);
     j["items_error"] = json_text(st.items_error);
+    if (shard) j["shard"] = shard_of(*source, shard->count);
     list.push_back(std::move(j));
   }
-  const Json doc = {{"now", json_time(now)}, {"sources", std::move(list)}};
+  Json doc = {{"now", json_time(now)}};
+  if (shard) doc["shard"] = {{"index", shard->index}, {"count", shard->count}};
+  if (unpublished)
+    doc["unpublished"] = {{"upstream", unpublished->first}, {"commits", unpublished->second}};
+  doc["sources"] = std::move(list);
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -134,6 +147,14 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
   if (!config) return config.error();
   auto state = load_state(*archive);
   if (!state) return state.error();
+  std::optional<Shard> shard;
+  if (!flags.shard.empty()) {
+    auto parsed = parse_shard(flags.shard);
+    if (!parsed) return parsed.error();
+    shard = *parsed;
+  }
+  auto unpublished = archive->unpublished();
+  if (!unpublished) return unpublished.error();
 
   std::vector<const SourceConfig*> sources;
   for (const auto& name : flags.names) {
@@ -145,7 +166,7 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
     for (const auto& source : config->sources) sources.push_back(&source);
 
   if (flags.json) {
-    write_out(status_json(sources, *state, *now));
+    write_out(status_json(sources, *state, *now, shard, *unpublished));
     return 0;
   }
   if (sources.empty()) {
@@ -163,11 +184,12 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
       break;
     }
   std::string out;
-  std::size_t failing = 0, disabled = 0, due = 0;
+  std::size_t failing = 0, disabled = 0, due = 0, mine = 0;
   for (const auto* source : sources) {
     auto it = state->sources.find(source->name);
     const SourceState st = it == state->sources.end() ? SourceState{} : it->second;
-    out += status_line(*source, st, *now, width, config_dirty);
+    out += status_line(*source, st, *now, width, config_dirty, shard);
+    mine += shard && shard_of(*source, shard->count) == shard->index;
     failing += st.consecutive_failures > 0 && !st.disabled;
     disabled += st.disabled;
     due += !st.disabled && st.next_due <= *now;
@@ -176,6 +198,14 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
       fmt::format("{} source{}: {} failing, {} disabled, {} due now; {:.1f} MiB of git objects\n",
                   sources.size(), sources.size() == 1 ? "" : "s", failing, disabled, due,
                   static_cast<double>(archive->object_bytes()) / (1 << 20));
+  if (shard) out += fmt::format("{} of them in shard {}/{}\n", mine, shard->index, shard->count);
+  if (*unpublished)
+    out += (*unpublished)->second == 0
+               ? fmt::format("every commit is on {} (as of the last fetch)\n",
+                             escape_terminal((*unpublished)->first))
+               : fmt::format("{} local commit{} not yet on {} (as of the last fetch)\n",
+                             (*unpublished)->second, (*unpublished)->second == 1 ? "" : "s",
+                             escape_terminal((*unpublished)->first));
   write_out(out);
   return 0;
 }
@@ -188,6 +218,10 @@ Command status_command(CLI::App& root, const Globals& globals) {
   auto flags = std::make_shared<StatusFlags>();
   app->add_option("NAME", flags->names, "Only these sources (default: all)");
   app->add_flag("--json", flags->json, "One JSON document (times in UTC, ISO 8601)");
+  app->add_option("--shard", flags->shard,
+                  "Also say which shard of a fleet of N pollers each source belongs to "
+                  "(see `poll --shard`)")
+      ->type_name("K/N");
   app->footer(R"(One line per source, read from the poll state (.git/feeddiff/state.json):
   what the last poll got and how long ago, the HTTP status, the error if it failed,
   how many polls in a row failed, when the next poll will fetch it, a permanent redirect
@@ -201,6 +235,9 @@ Command status_command(CLI::App& root, const Globals& globals) {
 
 Failures back off exponentially (the interval doubled per failure, at most a day) and
 Retry-After is honoured, so a broken feed is not hammered; none is silently dropped.
+
+In a clone (`feeddiff clone`, or any branch with an upstream), the last line says how many
+local commits its upstream (origin/main, as of the last fetch) does not have yet.
 
 Examples:
   feeddiff status

@@ -1,5 +1,5 @@
-// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore and skip_cosmetic; `[notify]`
-// and `[sources.NAME.notify]` tables with exec, webhook, timeout and cosmetic.
+// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore, skip_cosmetic and shard;
+// `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout and cosmetic.
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -212,6 +212,13 @@ Result<Config> parse_config(std::string_view text) {
         auto b = value.value<bool>();
         if (!b) return config_error(value.source(), "skip_cosmetic must be true or false");
         source.skip_cosmetic = *b;
+      } else if (f == "shard") {
+        auto n = value.value<std::int64_t>();
+        if (!n || *n < 0 || *n >= kMaxShards)
+          return config_error(
+              value.source(),
+              fmt::format("shard must be a whole number from 0 to {}", kMaxShards - 1));
+        source.shard = static_cast<unsigned>(*n);
       } else if (f == "notify") {
         auto notify = parse_notify(value, "sources." + key(source.name) + ".notify");
         if (!notify) return notify.error();
@@ -252,6 +259,7 @@ std::string format_config(const Config& config) {
       out << "]\n";
     }
     if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
+    if (s->shard) out << "shard = " << *s->shard << "\n";
     if (!s->notify.empty()) {
       out << "\n[sources." << key(s->name) << ".notify]\n";
       format_notify(out, s->notify);

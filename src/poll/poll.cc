@@ -89,10 +89,29 @@ class Poller {
         return Error{Errc::not_found,
                      fmt::format("no source named '{}' (see `feeddiff status`)", name)};
 
+    if (const auto& shard = options_.shard) {
+      for (const auto& source : config_.sources) {
+        const unsigned owner = shard_of(source, shard->count);
+        if (owner >= shard->count)
+          return Error{Errc::bad_config,
+                       fmt::format("source '{}' has shard = {}, but --shard says the fleet has "
+                                   "{} (shards 0 to {})",
+                                   source.name, owner, shard->count, shard->count - 1)};
+        if (owner != shard->index && std::find(options_.names.begin(), options_.names.end(),
+                                               source.name) != options_.names.end())
+          return Error{Errc::usage,
+                       fmt::format("source '{}' belongs to shard {}/{}, not {}/{}", source.name,
+                                   owner, shard->count, shard->index, shard->count)};
+      }
+    }
+
     std::vector<FetchRequest> requests;
     for (const auto& source : config_.sources) {
       if (!options_.names.empty() && std::find(options_.names.begin(), options_.names.end(),
                                                source.name) == options_.names.end())
+        continue;
+      // Another poller's source: not considered at all, so its state is left as it is.
+      if (options_.shard && shard_of(source, options_.shard->count) != options_.shard->index)
         continue;
       SourceState& st = state_.sources[source.name];
       SourceOutcome skipped;

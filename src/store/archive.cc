@@ -589,6 +589,27 @@ Result<std::optional<std::string>> Archive::read_head(std::string_view path) con
   return read(git::to_hex(*git_commit_id(head->value().get())), path);
 }
 
+Result<std::optional<std::pair<std::string, std::size_t>>> Archive::unpublished() const {
+  using Answer = std::optional<std::pair<std::string, std::size_t>>;
+  git_repository* repo = impl_->repo.get();
+  git_reference* head_raw = nullptr;
+  if (git_repository_head(&head_raw, repo) != 0) return Answer{};  // unborn or detached
+  git::ReferencePtr head(head_raw);
+  git_reference* upstream_raw = nullptr;
+  const int rc = git_branch_upstream(&upstream_raw, head.get());
+  if (rc == GIT_ENOTFOUND) return Answer{};
+  if (rc != 0) return git::last_error("reading the branch's upstream");
+  git::ReferencePtr upstream(upstream_raw);
+  const char* short_name = git_reference_shorthand(upstream.get());
+  const git_oid* local = git_reference_target(head.get());
+  const git_oid* remote = git_reference_target(upstream.get());
+  if (!local || !remote) return Answer{};
+  std::size_t ahead = 0, behind = 0;
+  if (git_graph_ahead_behind(&ahead, &behind, repo, local, remote) != 0)
+    return git::last_error("comparing the branch with its upstream");
+  return Answer{std::pair<std::string, std::size_t>{short_name ? short_name : "", ahead}};
+}
+
 Result<bool> Archive::uncommitted(std::string_view path) const {
   const std::string p(path);
   unsigned int flags = 0;

@@ -1,0 +1,207 @@
+// feeddiff clone: a new poller joins through a real git remote (git daemon on loopback),
+// and its first poll is conditional.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/cli_helpers.h"
+
+namespace feeddiff::test {
+namespace {
+
+// A free TCP port on 127.0.0.1 (bound, read, released: git daemon takes it right after).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// `git daemon` serving every bare repository under base, with pushes enabled, stopped when
+// destroyed.
+class GitDaemon {
+ public:
+  explicit GitDaemon(std::string base) : base_(std::move(base)), port_(free_port()) {
+    const std::string pid_file = base_ + "/daemon.pid";
+    auto r = run({"git", "daemon", "--detach", "--reuseaddr", "--export-all",
+                  "--enable=receive-pack", "--listen=127.0.0.1", "--port=" + std::to_string(port_),
+                  "--base-path=" + base_, "--pid-file=" + pid_file, base_});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (int i = 0; i < 100 && pid_ == 0; ++i) {
+      const std::string pid = slurp_if(pid_file);
+      if (!pid.empty()) pid_ = std::stoi(pid);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(pid_ > 0);
+  }
+  ~GitDaemon() {
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
+  }
+  GitDaemon(const GitDaemon&) = delete;
+  GitDaemon& operator=(const GitDaemon&) = delete;
+  std::string url(std::string_view repo) const {
+    return "git://127.0.0.1:" + std::to_string(port_) + "/" + std::string(repo);
+  }
+  // Waits until the daemon answers for repo.
+  void wait_for(std::string_view repo) const {
+    for (int i = 0; i < 100; ++i) {
+      if (run({"git", "ls-remote", url(repo)}).exit_code == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL("git daemon did not answer");
+  }
+
+ private:
+  static std::string slurp_if(const std::string& path) {
+    auto r = run({"cat", path});
+    return r.exit_code == 0 ? r.out : "";
+  }
+  std::string base_;
+  int port_;
+  int pid_ = 0;
+};
+
+// One feed with validators; answers 304 to both of them, and records what it was sent.
+struct ValidatingServer {
+  HttpServer server{[](const RecordedRequest& request) {
+    const std::string etag = "\"abc-1\"";
+    const std::string modified = "Tue, 01 Sep 2026 10:00:00 GMT";
+    if (request.header("If-None-Match") == etag)
+      return Reply{.status = 304, .headers = {{"ETag", etag}}};
+    return Reply{
+        .headers = {{"ETag", etag}, {"Last-Modified", modified}, {"Cache-Control", "max-age=600"}},
+        .body =
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>F</title>"
+            "<item><title>one</title><guid>1</guid></item></channel></rss>\n"};
+  }};
+};
+
+TEST_CASE("a clone from a git remote polls conditionally from the start and makes no commit",
+          "[cli][clone]") {
+  ValidatingServer feed;
+  CliArchive origin("clone-origin");
+  REQUIRE(origin({"add", "blog", feed.server.url("/feed")}).exit_code == 0);
+  auto first = origin({"poll"});
+  INFO(first.out << first.err);
+  REQUIRE(first.exit_code == 0);
+
+  const std::string base = make_temp_dir("clone-remote");
+  REQUIRE(run({"git", "init", "-q", "--bare", base + "/feeds.git"}).exit_code == 0);
+  REQUIRE(origin.git({"push", "-q", base + "/feeds.git", "HEAD:refs/heads/main"}).exit_code == 0);
+  REQUIRE(run({"git", "-C", base + "/feeds.git", "symbolic-ref", "HEAD", "refs/heads/main"})
+              .exit_code == 0);
+  GitDaemon daemon(base);
+  daemon.wait_for("feeds.git");
+
+  const std::string work = make_temp_dir("clone-work");
+  auto cloned = run_feeddiff({"-C", work, "clone", daemon.url("feeds.git"), "copy"},
+                             {{"FEEDDIFF_NOW", "2026-10-01T06:54:04.027Z"}});
+  INFO(cloned.out << cloned.err);
+  REQUIRE(cloned.exit_code == 0);
+  CHECK_THAT(cloned.out, Catch::Contains("1 source, 1 with a recorded version, 1 of them polled "
+                                         "conditionally"));
+  const std::string copy = work + "/copy";
+  const std::string head = run({"git", "-C", copy, "rev-parse", "HEAD"}).out;
+
+  // The state says what the last commit recorded.
+  auto status = run_feeddiff({"-C", copy, "status", "--json"});
+  REQUIRE(status.exit_code == 0);
+  auto doc = nlohmann::json::parse(status.out);
+  CHECK(doc["sources"][0]["etag"] == "\"abc-1\"");
+  CHECK(doc["sources"][0]["last_modified"] == "Tue, 01 Sep 2026 10:00:00 GMT");
+  CHECK(doc["unpublished"]["upstream"] == "origin/main");
+  CHECK(doc["unpublished"]["commits"] == 0);
+
+  const std::size_t before = feed.server.request_count();
+  auto poll = run_feeddiff({"-C", copy, "poll", "--force", "-v"},
+                           {{"FEEDDIFF_NOW", "2026-10-01T06:54:04.027Z"}});
+  INFO(poll.out << poll.err);
+  REQUIRE(poll.exit_code == 0);
+  auto requests = feed.server.requests();
+  REQUIRE(requests.size() == before + 1);
+  CHECK(requests.back().header("If-None-Match") == "\"abc-1\"");
+  CHECK(requests.back().header("If-Modified-Since") == "Tue, 01 Sep 2026 10:00:00 GMT");
+  CHECK_THAT(poll.out, Catch::Contains("not modified") || Catch::Contains("not-modified"));
+  CHECK(run({"git", "-C", copy, "rev-parse", "HEAD"}).out == head);
+}
+
+TEST_CASE("a clone's next poll is scheduled from the recorded Cache-Control", "[cli][clone]") {
+  ValidatingServer feed;
+  CliArchive origin("clone-due");
+  REQUIRE(origin({"add", "blog", feed.server.url("/feed"), "--every", "1m"}).exit_code == 0);
+  REQUIRE(origin({"poll"}).exit_code == 0);
+  const std::string work = make_temp_dir("clone-due-work");
+  auto cloned = run_feeddiff({"-C", work, "clone", origin.dir(), "copy"});
+  INFO(cloned.err);
+  REQUIRE(cloned.exit_code == 0);
+  auto status = run_feeddiff({"-C", work + "/copy", "status", "--json"},
+                             {{"FEEDDIFF_NOW", "2026-10-01T05:54:04.027Z"}});
+  REQUIRE(status.exit_code == 0);
+  auto doc = nlohmann::json::parse(status.out);
+  const std::string observed = doc["sources"][0]["last_change"];
+  const std::string due = doc["sources"][0]["next_due"];
+  // Observed at the origin's clock, 05:54:04; max-age=600 beats the 1m interval: 06:04:04.
+  CHECK(observed == "2026-10-01T05:54:04.027Z");
+  CHECK(due == "2026-10-01T06:04:04.027Z");
+}
+
+TEST_CASE("status counts the local commits the clone's upstream lacks", "[cli][clone]") {
+  ValidatingServer feed;
+  CliArchive origin("clone-ahead");
+  REQUIRE(origin({"add", "blog", feed.server.url("/feed")}).exit_code == 0);
+  const std::string work = make_temp_dir("clone-ahead-work");
+  REQUIRE(run_feeddiff({"-C", work, "clone", origin.dir(), "copy"}).exit_code == 0);
+  auto poll = run_feeddiff({"-C", work + "/copy", "poll"});
+  INFO(poll.out << poll.err);
+  REQUIRE(poll.exit_code == 0);
+  auto status = run_feeddiff({"-C", work + "/copy", "status"});
+  REQUIRE(status.exit_code == 0);
+  CHECK_THAT(status.out, Catch::Contains("1 local commit not yet on origin/"));
+}
+
+TEST_CASE("a clone that fails says so in one line and never prints the URL's credentials",
+          "[cli][clone]") {
+  const std::string work = make_temp_dir("clone-fail");
+  auto r = run_feeddiff(
+      {"-C", work, "clone", "http://alice:s3cret-token@127.0.0.1:1/feeds.git", "copy"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("feeddiff: error: git clone http://***@127.0.0.1:1/"));
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("s3cret") == std::string::npos);
+  CHECK(r.out.find("s3cret") == std::string::npos);
+
+  auto not_archive = run_feeddiff({"-C", work, "clone", "/nonexistent/repo.git"});
+  CHECK(not_archive.exit_code == 2);
+}
+
+TEST_CASE("a cloned repository that is no archive is named as such", "[cli][clone]") {
+  const std::string base = make_temp_dir("clone-plain");
+  REQUIRE(run({"git", "init", "-q", base + "/plain"}).exit_code == 0);
+  spit(base + "/plain/README", "hi\n");
+  REQUIRE(run({"git", "-C", base + "/plain", "add", "README"}).exit_code == 0);
+  REQUIRE(run({"git", "-C", base + "/plain", "-c", "user.name=t", "-c", "user.email=t@t", "commit",
+               "-qm", "x"})
+              .exit_code == 0);
+  auto r = run_feeddiff({"-C", base, "clone", base + "/plain", "copy"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cloned into copy, but ") &&
+                        Catch::Contains("not a feeddiff archive"));
+}
+
+}  // namespace
+}  // namespace feeddiff::test
