@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <latch>
+#include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -269,12 +270,25 @@ void annotate_history(const Archive& archive, const std::string& source,
                       const std::string& commit_id, const std::string& new_blob,
                       std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,
                       SourceVersions* versions) {
-  std::optional<SourceVersions> own;
   if (!versions) {
-    auto loaded = SourceVersions::load(archive, source);
-    if (!loaded) return;  // the pages go without: nothing is wrong with the change itself
-    own.emplace(std::move(*loaded));
-    versions = &*own;
+    // One per source and branch head for the whole process: `site` loads every change of a
+    // source, and reading the source's history for each would make it quadratic. A new
+    // commit (poll, then its hooks) makes a new key. Guarded: a caller may use threads.
+    static std::mutex memo_mutex;
+    static std::map<std::string, SourceVersions> memo;
+    auto head = archive.resolve("HEAD");
+    if (!head) return;
+    const std::string key = archive.work_dir() + '\0' + source + '\0' + head->id;
+    const std::lock_guard<std::mutex> lock(memo_mutex);
+    auto it = memo.find(key);
+    if (it == memo.end()) {
+      auto loaded = SourceVersions::load(archive, source);
+      if (!loaded) return;  // the pages go without: nothing is wrong with the change itself
+      it = memo.emplace(key, std::move(*loaded)).first;
+    }
+    it->second.use(archive);
+    annotate_history(archive, source, commit_id, new_blob, items, reverted_to, &it->second);
+    return;
   }
   const auto ordinal = versions->ordinal(commit_id);
   if (!ordinal) return;

@@ -36,6 +36,8 @@ class SourceVersions {
   /// The newest version before ordinal - 1 whose raw blob is `blob`: the commit id a version
   /// byte-identical to an older one (not its parent) reverted to (learn(ordinal) first).
   std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal) const;
+  /// Reads through this archive from now on (the same repository, opened again).
+  void use(const Archive& archive) { archive_ = &archive; }
   /// Versions parsed by learn() in this process (for measuring).
   std::size_t parsed() const { return parsed_; }
 
