@@ -41,8 +41,8 @@ _feeddiff_options() {
     add) echo "-h --help --every=" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard=" ;;
-    log) echo "-h --help -n= --format=" ;;
-    show) echo "-h --help --format= --normalized --max-lines= --max-line-chars=" ;;
+    log) echo "-h --help -n= --format= --items" ;;
+    show) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
     history) echo "-h --help --format=" ;;
     status) echo "-h --help --json --shard=" ;;
     clone) echo "-h --help" ;;
@@ -53,7 +53,7 @@ _feeddiff_options() {
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json" ;;
-    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars=" ;;
+    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
     '') echo "-h --help --version -C= --color=" ;;
   esac
 }

@@ -26,8 +26,9 @@ struct NotifyConfig {
   std::optional<std::string> webhook;  ///< an http(s) URL the change's JSON is POSTed to
   std::optional<TimeMs> timeout;       ///< time limit of one hook run
   std::optional<bool> cosmetic;        ///< also run on a cosmetic-only change
+  std::optional<bool> minor;           ///< also run on a minor change (see InsignificantConfig)
   /// Whether the table sets no key at all.
-  bool empty() const { return !exec && !webhook && !timeout && !cosmetic; }
+  bool empty() const { return !exec && !webhook && !timeout && !cosmetic && !minor; }
   /// Equal when every key is.
   bool operator==(const NotifyConfig&) const = default;
 };
@@ -38,8 +39,31 @@ struct NotifySettings {
   std::string webhook;                     ///< "" for none
   TimeMs timeout = kDefaultNotifyTimeout;  ///< time limit of one hook run
   bool cosmetic = false;                   ///< also run on a cosmetic-only change
+  bool minor = false;                      ///< also run on a minor change
   /// Whether there is a hook to run.
   bool any() const { return !exec.empty() || !webhook.empty(); }
+};
+
+/// An `[insignificant]` table (global, or `[sources.NAME.insignificant]`): which changes
+/// are minor. A minor change is committed and shown, marked minor, but runs no hook. Each
+/// key is nullopt when the table does not set it; a source's keys override the global ones.
+struct InsignificantConfig {
+  std::optional<bool> whitespace;                  ///< changes in whitespace only
+  std::optional<bool> punctuation;                 ///< changes in punctuation and whitespace only
+  std::optional<std::vector<std::string>> fields;  ///< fields whose changes are minor
+  std::optional<std::size_t> min_words;            ///< fewer changed words than this are minor
+  /// Whether the table sets no key at all.
+  bool empty() const { return !whitespace && !punctuation && !fields && !min_words; }
+  /// Equal when every key is.
+  bool operator==(const InsignificantConfig&) const = default;
+};
+
+/// The rules of one source, its keys over the global ones, unset ones off.
+struct InsignificantRules {
+  bool whitespace = false;          ///< changes in whitespace only are minor
+  bool punctuation = false;         ///< changes in punctuation and whitespace only are minor
+  std::vector<std::string> fields;  ///< fields whose changes are minor
+  std::size_t min_words = 0;        ///< an item changing fewer words is minor (0: off)
 };
 
 /// One source: a named feed URL and how to poll it.
@@ -50,6 +74,8 @@ struct SourceConfig {
   std::vector<std::string> ignore;  ///< extra volatile paths for the item diff
   bool skip_cosmetic = false;       ///< make no commit when only volatile parts changed
   NotifyConfig notify = {};         ///< `[sources.NAME.notify]`: overrides of `[notify]`
+  /// `[sources.NAME.insignificant]`: overrides of `[insignificant]`.
+  InsignificantConfig insignificant = {};
   /// `shard = K`: polled by `poll --shard K/N` whatever N is, instead of the shard its
   /// URL's host hashes to (shard_of in poll.h).
   std::optional<unsigned> shard = {};
@@ -62,6 +88,7 @@ inline constexpr unsigned kMaxShards = 4096;
 struct Config {
   std::vector<SourceConfig> sources;  ///< sorted by name
   NotifyConfig notify;                ///< the global `[notify]` table
+  InsignificantConfig insignificant;  ///< the global `[insignificant]` table
 
   /// The source with this name, or nullptr.
   const SourceConfig* find(std::string_view name) const;
@@ -71,6 +98,9 @@ struct Config {
 
 /// The hooks of a source: its `[sources.NAME.notify]` keys over the global `[notify]` ones.
 NotifySettings notify_settings(const Config& config, const SourceConfig& source);
+
+/// The insignificance rules of a source: its keys over the global ones.
+InsignificantRules insignificant_rules(const Config& config, const SourceConfig& source);
 
 /// Parses feeddiff.toml. Errc::bad_config with the line and reason when it is wrong.
 Result<Config> parse_config(std::string_view text);

@@ -140,8 +140,12 @@ inline constexpr std::size_t kMaxFieldValueChars = 300;
 struct ItemChange {
   /// added: only in the new feed; removed: only in the old; changed: in both, some field
   /// differs (it may also have moved); moved: in both, equal, but its order relative to the
-  /// other common items changed.
-  enum class Kind { added, removed, changed, moved };
+  /// other common items changed; reappeared: only in the new feed, but an earlier version of
+  /// the source held it (diff_items never says so: it knows two versions only, and
+  /// mark_reappeared turns an added item into it); duplicate: an extra occurrence of an id
+  /// that its version already holds, which appeared (new_index set) or went (old_index set,
+  /// the id itself stays).
+  enum class Kind { added, removed, changed, moved, reappeared, duplicate };
   Kind kind = Kind::changed;  ///< see Kind
   std::string id;             ///< the item's identity (Item::id)
   std::string title;          ///< its title in the new feed (the old one when removed)
@@ -152,13 +156,34 @@ struct ItemChange {
   /// For changed: each field of `fields`, before and after, in the same order.
   std::vector<FieldChange> changes;
   bool moved = false;  ///< also moved (always true for Kind::moved)
+  /// For changed: every changed field matched an `Insignificant` rule (or too few words
+  /// changed); the change is kept and shown, marked minor.
+  bool minor = false;
   std::size_t old_index = static_cast<std::size_t>(-1);  ///< position in the old feed, if any
   std::size_t new_index = static_cast<std::size_t>(-1);  ///< position in the new feed, if any
 };
 
-/// "added", "removed", "changed" or "moved": a kind as the JSON page and the summary cache
-/// write it.
+/// "added", "removed", "changed", "moved", "reappeared" or "duplicate": a kind as the JSON
+/// page and the summary cache write it.
 const char* item_kind_name(ItemChange::Kind kind);
+/// The kind item_kind_name names; nullopt for any other word.
+std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name);
+/// Every kind, in the order the pages count them.
+inline constexpr ItemChange::Kind kItemKinds[] = {
+    ItemChange::Kind::added, ItemChange::Kind::removed,    ItemChange::Kind::changed,
+    ItemChange::Kind::moved, ItemChange::Kind::reappeared, ItemChange::Kind::duplicate};
+
+/// Rules under which a change counts as minor: it is still committed and shown, marked
+/// minor, but hooks leave it alone (feeddiff.toml's `insignificant`).
+struct Insignificant {
+  bool whitespace = false;          ///< a field whose values differ in whitespace only
+  bool punctuation = false;         ///< ... in punctuation and whitespace only
+  std::vector<std::string> fields;  ///< item or channel fields whose changes are minor
+  /// An item whose other changed fields change fewer words than this, all told (0: off).
+  std::size_t min_words = 0;
+  /// Whether any rule is set.
+  bool any() const { return whitespace || punctuation || !fields.empty() || min_words > 0; }
+};
 
 /// The item-level summary of a change.
 struct ItemDiff {
@@ -174,16 +199,35 @@ struct ItemDiff {
   bool empty() const { return items.empty() && channel_fields.empty() && !ignored_changes; }
   /// Changes that `ignore` left out of `items` (fields of items that are in both).
   bool ignored_changes = false;
+  /// Not cosmetic only, but every change matched an `Insignificant` rule: changed items are
+  /// all minor, channel fields volatile, ignored or insignificant, nothing added or removed.
+  bool minor = false;
 };
 
 /// Compares two feed models item by item. Items match by identity; an identity repeated
-/// within a feed matches occurrence by occurrence. Moved items are the common items outside
-/// one longest run that kept its relative order. `ignore` names item or channel fields
-/// (e.g. "updated", "lastBuildDate", "itunes:duration") whose changes count as cosmetic.
-/// Without `field_values`, ItemChange::changes stays empty: the word diffs are skipped for
-/// callers that only need the kinds and field names (poll's cosmetic test).
+/// within a feed matches occurrence by occurrence, and an occurrence left over beyond the
+/// first is a duplicate, not an added or removed item. Moved items are the common items
+/// outside one longest run that kept its relative order. `ignore` names item or channel
+/// fields (e.g. "updated", "lastBuildDate", "itunes:duration") whose changes count as
+/// cosmetic. Without `field_values`, ItemChange::changes stays empty: the word diffs are
+/// skipped for callers that only need the kinds and field names (poll's cosmetic test).
+/// `insignificant` marks changed items (and the whole diff) minor.
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
-                    const std::vector<std::string>& ignore = {}, bool field_values = true);
+                    const std::vector<std::string>& ignore = {}, bool field_values = true,
+                    const Insignificant& insignificant = {});
+
+/// Turns each added item whose id `seen_before` says an earlier version held into
+/// reappeared; true when it turned any.
+template <typename SeenBefore>
+bool mark_reappeared(ItemDiff& diff, const SeenBefore& seen_before) {
+  bool any = false;
+  for (ItemChange& c : diff.items)
+    if (c.kind == ItemChange::Kind::added && seen_before(c.id)) {
+      c.kind = ItemChange::Kind::reappeared;
+      any = true;
+    }
+  return any;
+}
 
 /// An ItemDiff as text that decode_item_diff reads back, for caching summaries: a version
 /// line, one record a line, an end line.
@@ -192,10 +236,12 @@ std::string encode_item_diff(const ItemDiff& diff);
 /// version, a file cut short, garbage).
 std::optional<ItemDiff> decode_item_diff(std::string_view text);
 /// The name (for Archive::cache_write) of the item summary of the change from one blob to
-/// another (full hex ids, empty for none) with these ignored fields: it also names the
-/// summary's format and feeddiff's version, so that a newer feeddiff recomputes.
+/// another (full hex ids, empty for none) with these ignored fields and insignificant rules:
+/// it also names the summary's format and feeddiff's version, so that a newer feeddiff
+/// recomputes.
 std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
-                                 const std::vector<std::string>& ignore);
+                                 const std::vector<std::string>& ignore,
+                                 const Insignificant& insignificant = {});
 
 // ===========================================================================================
 // Item history: a source's item diffs, oldest first, in; the life of each item out.

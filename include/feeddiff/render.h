@@ -37,6 +37,9 @@ struct ChangeView {
   LineDiff diff;                         ///< the line diff; views bodies the caller keeps alive
   std::optional<ItemDiff> items;         ///< the item-level summary, when both versions parsed
   std::string items_note;                ///< why there is no item summary (a parse error), or ""
+  /// The commit of an earlier version (not the previous one) whose raw body this version's
+  /// is byte for byte: the feed flip-flopped back to it.
+  std::optional<std::string> reverted_to;
 };
 
 /// Display limits; the counts shown always come from the whole diff.
@@ -45,6 +48,9 @@ struct RenderOptions {
   std::size_t max_lines = 400;       ///< diff lines shown at most (hunk headers count)
   std::size_t max_line_chars = 300;  ///< characters of one line shown at most
   bool color = false;                ///< ANSI colour (text only)
+  /// The item kinds listed (`--only`); empty lists every kind. The summary line still counts
+  /// every change, and the pages say how many were left out.
+  std::vector<ItemChange::Kind> only;
 };
 
 /// The page for a terminal.

@@ -4,8 +4,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <algorithm>
 #include <cstdint>
 #include <latch>
+#include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -112,8 +114,8 @@ class Normalizing {
 // The item summary (and, with normalized, the canonical line diff) from what normalize()
 // made of the two versions; a side is nullopt when its version is empty (added or deleted).
 void summarize_docs(LoadedChange& change, bool normalized, const std::vector<std::string>& ignore,
-                    std::optional<Result<Document>>& before,
-                    std::optional<Result<Document>>& after) {
+                    std::optional<Result<Document>>& before, std::optional<Result<Document>>& after,
+                    const Insignificant& insignificant = {}) {
   std::string problem;
   if (before && !*before)
     problem = fmt::format("the previous version does not parse ({})", before->error().message);
@@ -124,8 +126,8 @@ void summarize_docs(LoadedChange& change, bool normalized, const std::vector<std
     return;
   }
   const Feed empty;
-  change.view.items =
-      diff_items(before ? (*before)->feed : empty, after ? (*after)->feed : empty, ignore);
+  change.view.items = diff_items(before ? (*before)->feed : empty, after ? (*after)->feed : empty,
+                                 ignore, true, insignificant);
   if (normalized) {
     change.old_canonical = before ? std::move((*before)->text) : std::string();
     change.new_canonical = after ? std::move((*after)->text) : std::string();
@@ -210,7 +212,132 @@ class Versions {
   std::thread old_side_, new_side_;
 };
 
+Insignificant to_insignificant(const InsignificantRules& rules) {
+  Insignificant out;
+  out.whitespace = rules.whitespace;
+  out.punctuation = rules.punctuation;
+  out.fields = rules.fields;
+  out.min_words = rules.min_words;
+  return out;
+}
+
+// The source's raw file as a commit changed it (a deletion only when nothing else).
+const PathChange* raw_change(const std::vector<PathChange>& changes, std::string_view source) {
+  const PathChange* chosen = nullptr;
+  const std::string prefix = source.empty() ? "raw/" : "raw/" + std::string(source) + "/";
+  for (const auto& c : changes)
+    if (c.path.starts_with(prefix) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
+  return chosen;
+}
+
 }  // namespace
+
+Result<std::vector<ItemChange::Kind>> parse_only(std::string_view list) {
+  std::vector<ItemChange::Kind> out;
+  std::string known;
+  for (ItemChange::Kind k : kItemKinds)
+    known += (known.empty() ? "" : ", ") + std::string(item_kind_name(k));
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view word = list.substr(at, comma - at);
+    at = comma + 1;
+    if (word.empty()) continue;
+    const auto kind = item_kind_from_name(word);
+    if (!kind)
+      return Error{Errc::usage, fmt::format("--only: unknown kind '{}' (known: {})",
+                                            escape_terminal(word.substr(0, 40)), known)};
+    if (std::find(out.begin(), out.end(), *kind) == out.end()) out.push_back(*kind);
+  }
+  if (out.empty())
+    return Error{Errc::usage, fmt::format("--only: no kind given (known: {})", known)};
+  return out;
+}
+
+FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
+                     const std::string& source) {
+  FeedRules out;
+  if (auto toml = archive.read(commit_id, "feeddiff.toml"); toml && *toml)
+    if (auto config = parse_config(**toml))
+      if (const SourceConfig* s = config->find(source)) {
+        out.ignore = s->ignore;
+        out.insignificant = to_insignificant(insignificant_rules(*config, *s));
+      }
+  return out;
+}
+
+void annotate_history(const Archive& archive, const std::string& source,
+                      const std::string& commit_id, const std::string& new_blob,
+                      std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,
+                      SourceVersions* versions) {
+  if (!versions) {
+    // One per source and branch head for the whole process: `site` loads every change of a
+    // source, and reading the source's history for each would make it quadratic. A new
+    // commit (poll, then its hooks) makes a new key. Guarded: a caller may use threads.
+    static std::mutex memo_mutex;
+    static std::map<std::string, SourceVersions> memo;
+    auto head = archive.resolve("HEAD");
+    if (!head) return;
+    const std::string key = archive.work_dir() + '\0' + source + '\0' + head->id;
+    const std::lock_guard<std::mutex> lock(memo_mutex);
+    auto it = memo.find(key);
+    if (it == memo.end()) {
+      auto loaded = SourceVersions::load(archive, source);
+      if (!loaded) return;  // the pages go without: nothing is wrong with the change itself
+      it = memo.emplace(key, std::move(*loaded)).first;
+    }
+    it->second.use(archive);
+    annotate_history(archive, source, commit_id, new_blob, items, reverted_to, &it->second);
+    return;
+  }
+  const auto ordinal = versions->ordinal(commit_id);
+  if (!ordinal) return;
+  const bool added =
+      items && std::any_of(items->items.begin(), items->items.end(),
+                           [](const ItemChange& c) { return c.kind == ItemChange::Kind::added; });
+  // Every earlier version is read once, then kept in the cache: on the common path (the
+  // newest change, shown or notified after a poll) that is one new version to parse.
+  versions->learn(*ordinal);
+  if (added)
+    mark_reappeared(*items,
+                    [&](const std::string& id) { return versions->seen_before(id, *ordinal); });
+  reverted_to = versions->reverted_to(new_blob, *ordinal);
+}
+
+std::optional<CommitItems> load_items(const Archive& archive, const std::string& commit_id,
+                                      const std::string& source, SourceVersions& versions) {
+  auto changes = archive.changes(commit_id);
+  if (!changes) return std::nullopt;
+  const PathChange* chosen = raw_change(*changes, source);
+  if (!chosen) return std::nullopt;
+  const FeedRules rules = feed_rules(archive, commit_id, source);
+  const std::string name =
+      item_diff_cache_name(chosen->old_blob, chosen->new_blob, rules.ignore, rules.insignificant);
+  std::optional<ItemDiff> items;
+  if (auto text = archive.cache_read(name)) items = decode_item_diff(*text);
+  if (!items) {
+    const NormalizeOptions model_only{{}, true, false};
+    auto model = [&](const std::string& blob) -> std::optional<Result<Document>> {
+      if (blob.empty()) return std::nullopt;
+      auto body = archive.read_blob(blob);
+      if (!body) return Result<Document>(body.error());
+      return normalize(*body, model_only);
+    };
+    auto before = model(chosen->old_blob);
+    auto after = model(chosen->new_blob);
+    if ((before && !*before) || (after && !*after)) return std::nullopt;
+    const Feed empty;
+    items = diff_items(before ? (*before)->feed : empty, after ? (*after)->feed : empty,
+                       rules.ignore, true, rules.insignificant);
+    archive.cache_write(name, encode_item_diff(*items));
+  }
+  CommitItems out{std::move(*items), std::nullopt};
+  std::optional<ItemDiff> annotated(std::move(out.items));
+  annotate_history(archive, source, commit_id, chosen->new_blob, annotated, out.reverted_to,
+                   &versions);
+  out.items = std::move(*annotated);
+  return out;
+}
 
 void add_feed_summary(LoadedChange& change, bool normalized,
                       const std::vector<std::string>& ignore) {
@@ -237,10 +364,7 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   auto changes = archive.changes(commit->id);
   if (!changes) return changes.error();
 
-  const PathChange* chosen = nullptr;
-  const std::string prefix = source.empty() ? "raw/" : "raw/" + std::string(source) + "/";
-  for (const auto& c : *changes)
-    if (c.path.starts_with(prefix) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
+  const PathChange* chosen = raw_change(*changes, source);
   if (!chosen && source.empty() && !changes->empty()) chosen = &changes->front();
   if (!chosen) {
     if (!source.empty())
@@ -272,14 +396,13 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   // A raw body is a feed: its item summary comes from the cache, else from normalizing both
   // versions (and then goes to the cache).
   const bool feed = chosen->path.starts_with("raw/");
-  std::vector<std::string> ignore;
+  FeedRules rules;
   std::string cache_name;
   std::optional<ItemDiff> cached;
   if (feed) {
-    if (auto toml = archive.read(commit->id, "feeddiff.toml"); toml && *toml)
-      if (auto config = parse_config(**toml))
-        if (const SourceConfig* s = config->find(v.source)) ignore = s->ignore;
-    cache_name = item_diff_cache_name(chosen->old_blob, chosen->new_blob, ignore);
+    rules = feed_rules(archive, commit->id, v.source);
+    cache_name =
+        item_diff_cache_name(chosen->old_blob, chosen->new_blob, rules.ignore, rules.insignificant);
     if (!normalized)
       if (auto text = archive.cache_read(cache_name)) cached = decode_item_diff(*text);
   }
@@ -292,10 +415,12 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   if (!feed) return out;
   if (cached) {
     v.items = std::move(*cached);
-    return out;
+  } else {
+    summarize_docs(*out, normalized, rules.ignore, versions.before, versions.after,
+                   rules.insignificant);
+    if (v.items) archive.cache_write(cache_name, encode_item_diff(*v.items));
   }
-  summarize_docs(*out, normalized, ignore, versions.before, versions.after);
-  if (v.items) archive.cache_write(cache_name, encode_item_diff(*v.items));
+  annotate_history(archive, v.source, commit->id, chosen->new_blob, v.items, v.reverted_to);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/versions.h"
 #include "feeddiff/message.h"
 #include "feeddiff/render.h"
 #include "feeddiff/store.h"
@@ -43,6 +44,39 @@ void compare_bodies(LoadedChange& change, bool feed, bool normalized,
 /// whose bodies and view are set; ignore names fields whose changes count as cosmetic.
 void add_feed_summary(LoadedChange& change, bool normalized,
                       const std::vector<std::string>& ignore);
+
+/// What a source's feeddiff.toml (at a commit) says of its item diffs.
+struct FeedRules {
+  std::vector<std::string> ignore;  ///< fields whose changes are cosmetic
+  Insignificant insignificant;      ///< which changes are minor
+};
+
+/// The rules of a source as feeddiff.toml at that commit has them (none when it has no such
+/// source or does not parse).
+FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
+                     const std::string& source);
+
+/// Marks an item diff of a source's version with what the earlier versions tell: added items
+/// an earlier version held become reappeared, and a body byte-identical to an earlier version
+/// (not the previous one) sets reverted_to. Without a SourceVersions, reads one.
+void annotate_history(const Archive& archive, const std::string& source,
+                      const std::string& commit_id, const std::string& new_blob,
+                      std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,
+                      SourceVersions* versions = nullptr);
+
+/// The item summary of a source's version at a commit and its reverted_to, from the cache
+/// when it is there (else both versions are normalized and the summary cached); nullopt
+/// when the commit did not change the source, or a version does not parse.
+struct CommitItems {
+  ItemDiff items;                          ///< the summary, reappeared items marked
+  std::optional<std::string> reverted_to;  ///< see ChangeView::reverted_to
+};
+std::optional<CommitItems> load_items(const Archive& archive, const std::string& commit_id,
+                                      const std::string& source, SourceVersions& versions);
+
+/// The kinds of `--only added,changed`: comma-separated kind names (item_kind_name);
+/// Errc::usage naming the known ones for an unknown word or an empty list.
+Result<std::vector<ItemChange::Kind>> parse_only(std::string_view list);
 
 /// The "Recorded headers" rows of a version's commit message, as the renderers take them.
 std::vector<HeaderRow> recorded_rows(const CommitMessage& message);

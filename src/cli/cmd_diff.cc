@@ -17,9 +17,16 @@ struct DiffOptions {
   bool normalized = false;
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
+  std::string only;  // --only, as given
 };
 
 Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
+  std::vector<ItemChange::Kind> only;
+  if (!options.only.empty()) {
+    auto kinds = parse_only(options.only);
+    if (!kinds) return kinds.error();
+    only = std::move(*kinds);
+  }
   auto a = read_feed_input(globals, options.a, options.source);
   if (!a) return a.error();
   auto b = read_feed_input(globals, options.b, options.source.empty() ? a->source : options.source);
@@ -52,6 +59,7 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
+  render.only = std::move(only);
   if (options.format == "markdown") {
     write_out(render_markdown(v, render));
   } else if (options.format == "json") {
@@ -84,6 +92,10 @@ Command diff_command(CLI::App& root, const Globals& globals) {
   app->add_option("--max-line-chars", options->max_line_chars,
                   "Characters of one diff line shown at most (default 300)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--only", options->only,
+                  "List only these item kinds, comma-separated: added, removed, changed, "
+                  "moved, reappeared, duplicate (the counts still cover every change)")
+      ->type_name("KINDS");
   app->footer(R"(The same page as `show`: line counts, the item summary and the diff. Exit code 0
 when the two are identical, 1 when they differ (as diff(1)), 2 on error.
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/change.h"
 #include "cli/command.h"
 #include "feeddiff/render.h"
 
@@ -13,7 +14,54 @@ struct LogOptions {
   std::string source;
   std::size_t limit = 0;
   std::string format = "text";
+  bool items = false;
 };
+
+// "2026-10-01 05:54": when a commit was observed, to the minute, UTC.
+std::string observed_when(const CommitInfo& c) {
+  std::string when = format_iso8601_ms(c.commit_time).substr(0, 16);
+  if (const std::string* observed = c.trailer("Observed-At"))
+    if (auto t = parse_iso8601(*observed)) when = format_iso8601_ms(*t).substr(0, 16);
+  if (when.size() > 10) when[10] = ' ';
+  return when;
+}
+
+// `log NAME --items`: one line per item change, newest commit first, in page order within a
+// commit; -n counts lines. Summaries come from the cache as `show` keeps it.
+Result<int> log_items(const Archive& archive, const LogOptions& options) {
+  auto commits = archive.log("raw/" + options.source, 0);
+  if (!commits) return commits.error();
+  auto versions = SourceVersions::load(archive, options.source);
+  if (!versions) return versions.error();
+  std::string out;
+  std::size_t lines = 0;
+  for (const auto& c : *commits) {
+    if (options.limit && lines >= options.limit) break;
+    const auto items = load_items(archive, c.id, options.source, *versions);
+    if (!items) continue;  // the first version, or one that does not parse
+    const std::string when = observed_when(c);
+    if (items->reverted_to && (!options.limit || lines < options.limit)) {
+      out += fmt::format("{} {} {:<10} {}\n", c.short_id(), when, "reverted",
+                         items->reverted_to->substr(0, 7));
+      ++lines;
+    }
+    for (const ItemChange& item : items->items.items) {
+      if (options.limit && lines >= options.limit) break;
+      std::string title = item.title.empty() ? item.id : item.title;
+      for (char& ch : title)
+        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+      bool cut = false;
+      std::string label(cut_chars(title, 100, &cut));
+      if (cut) label += "…";
+      out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, item_kind_name(item.kind),
+                         escape_terminal(label), item.minor ? " [minor]" : "");
+      ++lines;
+    }
+  }
+  if (lines == 0) out = fmt::format("No item change of '{}' recorded yet.\n", options.source);
+  write_out(out);
+  return 0;
+}
 
 std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
   std::vector<LogEntry> out;
@@ -34,8 +82,13 @@ std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
 Result<int> log(const Globals& globals, const LogOptions& options) {
   if (!options.source.empty())
     if (auto ok = check_source_name(options.source); !ok) return ok.error();
+  if (options.items && options.source.empty())
+    return Error{Errc::usage, "log --items needs a NAME: item changes are a source's"};
+  if (options.items && options.format == "json")
+    return Error{Errc::usage, "log --items has no JSON form yet; use show --format json"};
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
+  if (options.items) return log_items(*archive, options);
   auto commits = archive->log(options.source.empty() ? "" : "raw/" + options.source, options.limit);
   if (!commits) return commits.error();
   if (options.format == "json") {
@@ -44,12 +97,7 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
   }
   std::string out;
   for (const auto& c : *commits) {
-    std::string when = format_iso8601_ms(c.commit_time).substr(0, 16);
-    when[10] = ' ';
-    if (const std::string* observed = c.trailer("Observed-At"))
-      if (auto t = parse_iso8601(*observed)) when = format_iso8601_ms(*t).substr(0, 16);
-    if (when.size() > 10) when[10] = ' ';
-    out += fmt::format("{} {} {}\n", c.short_id(), when, escape_terminal(c.title));
+    out += fmt::format("{} {} {}\n", c.short_id(), observed_when(c), escape_terminal(c.title));
   }
   if (commits->empty() && !options.source.empty())
     out = fmt::format("No recorded change of '{}' yet.\n", options.source);
@@ -63,14 +111,23 @@ Command log_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("log", "List the recorded changes, newest first");
   auto options = std::make_shared<LogOptions>();
   app->add_option("NAME", options->source, "Only this source's changes");
-  app->add_option("-n", options->limit, "At most N changes")->type_name("N");
+  app->add_option("-n", options->limit, "At most N changes (with --items, N lines)")
+      ->type_name("N");
+  app->add_flag("--items", options->items,
+                "One line per item change of source NAME (added, removed, changed, moved, "
+                "reappeared, duplicate; and reverted versions), newest first");
   app->add_option("--format", options->format, "text (default) or json (docs/json.md)")
       ->check(CLI::IsMember({"text", "json"}));
   app->footer(R"(Each line: short commit id, when it was observed (UTC), and the commit title.
+With --items: short commit id, when, the item's kind and its title ([minor] when an
+insignificant rule of feeddiff.toml matched it); a version byte for byte an earlier one
+shows as `reverted <commit>`. The item summaries come from .git/feeddiff/cache, computed
+once when missing.
 
 Examples:
   feeddiff log                 every change
   feeddiff log pytorch -n 5    the last five changes of one source
+  feeddiff log pytorch --items -n 20   the last twenty item changes
   feeddiff log --format json   for scripts (schema: docs/json.md)
   feeddiff show <id>           then look at one)");
   return {app, [options, &globals] { return log(globals, *options); }};

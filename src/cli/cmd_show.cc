@@ -27,10 +27,17 @@ struct ShowOptions {
   std::string format = "text";
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
+  std::string only;  // --only, as given
   bool normalized = false;
 };
 
 Result<int> show(const Globals& globals, const ShowOptions& options) {
+  std::vector<ItemChange::Kind> only;
+  if (!options.only.empty()) {
+    auto kinds = parse_only(options.only);
+    if (!kinds) return kinds.error();
+    only = std::move(*kinds);
+  }
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
   auto change = load_change(*archive, options.revision, options.source, options.normalized);
@@ -38,6 +45,7 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
+  render.only = std::move(only);
   if (options.format == "markdown") {
     write_out(render_markdown((*change)->view, render));
   } else if (options.format == "json") {
@@ -74,6 +82,10 @@ Command show_command(CLI::App& root, const Globals& globals) {
   app->add_option("--max-line-chars", options->max_line_chars,
                   "Characters of one diff line shown at most (default 300)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--only", options->only,
+                  "List only these item kinds, comma-separated: added, removed, changed, "
+                  "moved, reappeared, duplicate (the counts still cover every change)")
+      ->type_name("KINDS");
   app->footer(R"(The page lists the commit, the source, lines added and removed, the stored size,
 whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
 recorded response headers, and the unified diff of the raw body against the source's previous

@@ -221,6 +221,7 @@ namespace {
 // A loaded change and its JSON, for the hooks of one commit.
 struct Rendered {
   bool cosmetic = false;  // nothing but volatile or ignored parts changed
+  bool minor = false;     // every change matched an insignificant rule
   std::string json;       // exactly what `show --format json COMMIT` prints
 };
 
@@ -234,6 +235,7 @@ Result<Rendered> render_change(const Archive& archive, const std::string& commit
   // happened but volatile fields (or formatting) is cosmetic.
   if (view.path_status == "modified" && view.items)
     out.cosmetic = view.items->cosmetic_only || view.items->empty();
+  if (view.path_status == "modified" && view.items) out.minor = view.items->minor;
   out.json = render_json(view, RenderOptions{});
   return out;
 }
@@ -256,7 +258,8 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
   auto config = load_config(archive);
   if (!config) return config.error();
 
-  // The new commits whose hooks are due (cosmetic-only changes left out unless asked).
+  // The new commits whose hooks are due (cosmetic-only and minor changes left out unless
+  // asked).
   std::map<std::string, std::vector<std::string>> fresh;
   std::map<std::string, Rendered> rendered;
   for (const SourceOutcome& o : report.sources) {
@@ -273,6 +276,7 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
       continue;
     }
     if (r->cosmetic && !settings.cosmetic) continue;
+    if (r->minor && !settings.minor) continue;
     fresh[o.name].push_back(o.commit);
     rendered.emplace(o.commit, std::move(*r));
   }
@@ -443,6 +447,12 @@ std::string poll_digest(const Archive& archive, const PollReport& report) {
             break;
           case ItemChange::Kind::removed:
             section += fmt::format("  removed  {}\n", item_label(item));
+            break;
+          case ItemChange::Kind::reappeared:
+            section += fmt::format("  reappeared {}\n", item_label(item));
+            break;
+          case ItemChange::Kind::duplicate:
+            section += fmt::format("  duplicate {}\n", item_label(item));
             break;
           default: {
             std::string fields;

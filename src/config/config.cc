@@ -1,5 +1,7 @@
 // feeddiff.toml: `[sources.NAME]` tables with url, every, ignore, skip_cosmetic and shard;
-// `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout and cosmetic.
+// `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic and minor;
+// `[insignificant]` and `[sources.NAME.insignificant]` tables with whitespace, punctuation,
+// fields and min_words.
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -106,6 +108,10 @@ Result<NotifyConfig> parse_notify(const toml::node& node, const std::string& whe
       auto b = value.value<bool>();
       if (!b) return config_error(value.source(), "cosmetic must be true or false");
       out.cosmetic = *b;
+    } else if (f == "minor") {
+      auto b = value.value<bool>();
+      if (!b) return config_error(value.source(), "minor must be true or false");
+      out.minor = *b;
     } else {
       return config_error(value.source(), fmt::format("'{}' has an unknown key '{}'", where, f));
     }
@@ -118,6 +124,51 @@ void format_notify(std::ostringstream& out, const NotifyConfig& n) {
   if (n.webhook) out << "webhook = " << quote(*n.webhook) << "\n";
   if (n.timeout) out << "timeout = " << quote(format_duration(*n.timeout)) << "\n";
   if (n.cosmetic) out << "cosmetic = " << (*n.cosmetic ? "true" : "false") << "\n";
+  if (n.minor) out << "minor = " << (*n.minor ? "true" : "false") << "\n";
+}
+
+// An `[insignificant]` table; `where` names it in messages.
+Result<InsignificantConfig> parse_insignificant(const toml::node& node, const std::string& where) {
+  const toml::table* t = node.as_table();
+  if (!t) return config_error(node.source(), fmt::format("'{}' must be a table", where));
+  InsignificantConfig out;
+  for (const auto& [field, value] : *t) {
+    const std::string_view f = field.str();
+    if (f == "whitespace" || f == "punctuation") {
+      auto b = value.value<bool>();
+      if (!b) return config_error(value.source(), fmt::format("{} must be true or false", f));
+      (f == "whitespace" ? out.whitespace : out.punctuation) = *b;
+    } else if (f == "fields") {
+      const toml::array* a = value.as_array();
+      if (!a) return config_error(value.source(), "fields must be an array of strings");
+      out.fields.emplace();
+      for (const auto& item : *a) {
+        auto s = item.value<std::string>();
+        if (!s) return config_error(item.source(), "fields must be an array of strings");
+        out.fields->push_back(*s);
+      }
+    } else if (f == "min_words") {
+      auto n = value.value<std::int64_t>();
+      if (!n || *n < 0 || *n > 1'000'000)
+        return config_error(value.source(), "min_words must be a whole number from 0 to 1000000");
+      out.min_words = static_cast<std::size_t>(*n);
+    } else {
+      return config_error(value.source(), fmt::format("'{}' has an unknown key '{}'", where, f));
+    }
+  }
+  return out;
+}
+
+void format_insignificant(std::ostringstream& out, const InsignificantConfig& r) {
+  if (r.whitespace) out << "whitespace = " << (*r.whitespace ? "true" : "false") << "\n";
+  if (r.punctuation) out << "punctuation = " << (*r.punctuation ? "true" : "false") << "\n";
+  if (r.fields) {
+    out << "fields = [";
+    for (std::size_t i = 0; i < r.fields->size(); ++i)
+      out << (i ? ", " : "") << quote((*r.fields)[i]);
+    out << "]\n";
+  }
+  if (r.min_words) out << "min_words = " << *r.min_words << "\n";
 }
 
 }  // namespace
@@ -129,6 +180,18 @@ NotifySettings notify_settings(const Config& config, const SourceConfig& source)
     if (n->webhook) out.webhook = *n->webhook;
     if (n->timeout) out.timeout = *n->timeout;
     if (n->cosmetic) out.cosmetic = *n->cosmetic;
+    if (n->minor) out.minor = *n->minor;
+  }
+  return out;
+}
+
+InsignificantRules insignificant_rules(const Config& config, const SourceConfig& source) {
+  InsignificantRules out;
+  for (const InsignificantConfig* r : {&config.insignificant, &source.insignificant}) {
+    if (r->whitespace) out.whitespace = *r->whitespace;
+    if (r->punctuation) out.punctuation = *r->punctuation;
+    if (r->fields) out.fields = *r->fields;
+    if (r->min_words) out.min_words = *r->min_words;
   }
   return out;
 }
@@ -160,6 +223,10 @@ Result<Config> parse_config(std::string_view text) {
       auto notify = parse_notify(v, "notify");
       if (!notify) return notify.error();
       config.notify = std::move(*notify);
+    } else if (k.str() == "insignificant") {
+      auto rules = parse_insignificant(v, "insignificant");
+      if (!rules) return rules.error();
+      config.insignificant = std::move(*rules);
     } else if (k.str() != "sources") {
       return config_error(v.source(), fmt::format("unknown key '{}'", k.str()));
     }
@@ -223,6 +290,10 @@ Result<Config> parse_config(std::string_view text) {
         auto notify = parse_notify(value, "sources." + key(source.name) + ".notify");
         if (!notify) return notify.error();
         source.notify = std::move(*notify);
+      } else if (f == "insignificant") {
+        auto rules = parse_insignificant(value, "sources." + key(source.name) + ".insignificant");
+        if (!rules) return rules.error();
+        source.insignificant = std::move(*rules);
       } else {
         return config_error(value.source(),
                             fmt::format("source '{}' has an unknown key '{}'", source.name, f));
@@ -248,6 +319,10 @@ std::string format_config(const Config& config) {
     out << "\n[notify]\n";
     format_notify(out, config.notify);
   }
+  if (!config.insignificant.empty()) {
+    out << "\n[insignificant]\n";
+    format_insignificant(out, config.insignificant);
+  }
   for (const SourceConfig* s : sorted) {
     out << "\n[sources." << key(s->name) << "]\n";
     out << "url = " << quote(s->url) << "\n";
@@ -263,6 +338,10 @@ std::string format_config(const Config& config) {
     if (!s->notify.empty()) {
       out << "\n[sources." << key(s->name) << ".notify]\n";
       format_notify(out, s->notify);
+    }
+    if (!s->insignificant.empty()) {
+      out << "\n[sources." << key(s->name) << ".insignificant]\n";
+      format_insignificant(out, s->insignificant);
     }
   }
   return out.str();

@@ -1,6 +1,8 @@
 // Item-level diff of two feed models.
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -150,6 +152,86 @@ FieldChange field_change(const Item& a, const Item& b, const std::string& field)
   return c;
 }
 
+// The value of a field of an item as the insignificance rules compare it: the text fields
+// as a reader sees them, the others as field_change shows them (uncut).
+std::string comparable_value(const Item& item, const std::string& field) {
+  if (field == "summary") return readable_text(item.summary);
+  if (field == "content") return readable_text(item.content);
+  if (field == "title") return item.title;
+  if (field == "link") return item.link;
+  if (field == "published") return item.published;
+  if (field == "updated") return item.updated;
+  if (field == "authors") return joined(item.authors, ", ");
+  if (field == "categories") return joined(item.categories, ", ");
+  if (field == "enclosures") return enclosure_list(item.enclosures);
+  return extra_value(item.extra, field);
+}
+
+bool ascii_space(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// The text with whitespace runs collapsed to one space and trimmed; with no_punctuation,
+// ASCII punctuation and whitespace dropped altogether (non-ASCII characters are kept as
+// they are, so a change in them is never mistaken for punctuation).
+std::string squeezed(std::string_view text, bool no_punctuation) {
+  std::string out;
+  bool space = false;
+  for (unsigned char c : text) {
+    if (ascii_space(c)) {
+      space = !no_punctuation;
+      continue;
+    }
+    if (no_punctuation && c < 0x80 && std::ispunct(c)) continue;
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += static_cast<char>(c);
+  }
+  return out;
+}
+
+// Whether a changed field's change is excused by a rule other than min_words.
+bool insignificant_field(const Insignificant& rules, const std::string& field,
+                         const std::string& old_value, const std::string& new_value) {
+  if (ignored(rules.fields, field)) return true;
+  if (rules.whitespace && squeezed(old_value, false) == squeezed(new_value, false)) return true;
+  if (rules.punctuation && squeezed(old_value, true) == squeezed(new_value, true)) return true;
+  return false;
+}
+
+// Words (diff_words's letter-and-digit runs) added or removed between two values.
+std::size_t changed_words(const std::string& old_value, const std::string& new_value) {
+  std::size_t n = 0;
+  for (const WordRun& run : diff_words(old_value, new_value)) {
+    if (run.kind == WordRun::Kind::kept) continue;
+    bool in_word = false;
+    for (unsigned char c : run.text) {
+      const bool word = c >= 0x80 || std::isalnum(c);
+      if (word && !in_word) ++n;
+      in_word = word;
+    }
+  }
+  return n;
+}
+
+// Whether every changed field of an item is excused: by the field rules one by one, then by
+// min_words for what is left, counted together.
+bool minor_item(const Insignificant& rules, const Item& a, const Item& b,
+                const std::vector<std::string>& fields) {
+  std::size_t words = 0;
+  bool left = false;
+  for (const std::string& f : fields) {
+    if (ignored(rules.fields, f)) continue;
+    const std::string old_value = comparable_value(a, f), new_value = comparable_value(b, f);
+    if (insignificant_field(rules, f, old_value, new_value)) continue;
+    if (rules.min_words == 0) return false;
+    left = true;
+    words += changed_words(old_value, new_value);
+    if (words >= rules.min_words) return false;
+  }
+  return !left || words < rules.min_words;
+}
+
 // Positions (into `seq`) of one longest strictly increasing subsequence.
 std::vector<bool> longest_increasing(const std::vector<std::size_t>& seq) {
   std::vector<std::size_t> tails;  // index into seq of the smallest tail of each length
@@ -173,31 +255,40 @@ std::vector<bool> longest_increasing(const std::vector<std::size_t>& seq) {
 }  // namespace
 
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
-                    const std::vector<std::string>& ignore, bool field_values) {
+                    const std::vector<std::string>& ignore, bool field_values,
+                    const Insignificant& insignificant) {
   ItemDiff d;
   bool cosmetic_changes = false;
+  // Substantive changes, and among them those no insignificant rule excuses.
+  bool significant = false;
 
   std::vector<bool> channel_volatile;
   d.channel_fields = differing_fields(old_feed.channel, new_feed.channel, &channel_volatile);
   bool substantive = false;
   for (std::size_t i = 0; i < d.channel_fields.size(); ++i) {
-    if (channel_volatile[i] || ignored(ignore, d.channel_fields[i]))
+    const std::string& name = d.channel_fields[i];
+    if (channel_volatile[i] || ignored(ignore, name)) {
       cosmetic_changes = true;
-    else
-      substantive = true;
+      continue;
+    }
+    substantive = true;
+    if (!insignificant_field(insignificant, name, extra_value(old_feed.channel, name),
+                             extra_value(new_feed.channel, name)))
+      significant = true;
   }
 
   // Match the k-th occurrence of an id in the old feed with its k-th in the new one.
   std::unordered_map<std::string, std::vector<std::size_t>> old_by_id;
   for (std::size_t i = 0; i < old_feed.items.size(); ++i)
     old_by_id[old_feed.items[i].id].push_back(i);
-  std::unordered_map<std::string, std::size_t> seen;
+  std::unordered_map<std::string, std::size_t> seen;  // occurrences so far in the new feed
   std::vector<std::size_t> match(new_feed.items.size(), static_cast<std::size_t>(-1));
   std::vector<bool> old_matched(old_feed.items.size(), false);
+  std::vector<std::size_t> new_occurrence(new_feed.items.size(), 0);
   for (std::size_t j = 0; j < new_feed.items.size(); ++j) {
     const std::string& id = new_feed.items[j].id;
     const auto it = old_by_id.find(id);
-    const std::size_t k = seen[id]++;
+    const std::size_t k = new_occurrence[j] = seen[id]++;
     if (it != old_by_id.end() && k < it->second.size()) {
       match[j] = it->second[k];
       old_matched[match[j]] = true;
@@ -217,9 +308,10 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     ch.title = n.title;
     ch.new_index = j;
     if (match[j] == static_cast<std::size_t>(-1)) {
-      ch.kind = ItemChange::Kind::added;
+      // A second occurrence of an id is a duplicate, whether or not the old feed held it.
+      ch.kind = new_occurrence[j] > 0 ? ItemChange::Kind::duplicate : ItemChange::Kind::added;
       d.items.push_back(std::move(ch));
-      substantive = true;
+      substantive = significant = true;
       continue;
     }
     ch.old_index = match[j];
@@ -232,6 +324,8 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     }
     if (!ch.fields.empty()) {
       ch.kind = ItemChange::Kind::changed;
+      ch.minor = insignificant.any() &&
+                 minor_item(insignificant, old_feed.items[match[j]], n, ch.fields) && !ch.moved;
       if (field_values)
         for (const std::string& f : ch.fields)
           ch.changes.push_back(field_change(old_feed.items[match[j]], n, f));
@@ -240,19 +334,26 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     else
       continue;
     substantive = true;
+    if (!ch.minor) significant = true;
     d.items.push_back(std::move(ch));
   }
+  // An old occurrence left unmatched is removed, or, when it was a second occurrence of an
+  // id the new feed still holds, a duplicate that went.
+  std::unordered_map<std::string, std::size_t> old_seen;
   for (std::size_t i = 0; i < old_feed.items.size(); ++i) {
+    const std::size_t occurrence = old_seen[old_feed.items[i].id]++;
     if (old_matched[i]) continue;
     ItemChange ch;
-    ch.kind = ItemChange::Kind::removed;
+    ch.kind = occurrence > 0 && seen.count(old_feed.items[i].id) ? ItemChange::Kind::duplicate
+                                                                 : ItemChange::Kind::removed;
     ch.id = old_feed.items[i].id;
     ch.title = old_feed.items[i].title;
     ch.old_index = i;
     d.items.push_back(std::move(ch));
-    substantive = true;
+    substantive = significant = true;
   }
   d.cosmetic_only = cosmetic_changes && !substantive;
+  d.minor = substantive && !significant;
   return d;
 }
 
@@ -266,8 +367,18 @@ const char* item_kind_name(ItemChange::Kind kind) {
       return "changed";
     case ItemChange::Kind::moved:
       return "moved";
+    case ItemChange::Kind::reappeared:
+      return "reappeared";
+    case ItemChange::Kind::duplicate:
+      return "duplicate";
   }
   return "changed";
+}
+
+std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name) {
+  for (ItemChange::Kind kind : kItemKinds)
+    if (name == item_kind_name(kind)) return kind;
+  return std::nullopt;
 }
 
 }  // namespace feeddiff

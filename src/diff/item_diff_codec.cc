@@ -17,7 +17,7 @@ namespace {
 
 // Raise the number when this format, normalize's item model or diff_items change what a
 // summary says: cache names include it, so older entries are then left unread.
-constexpr std::string_view kHeader = "feeddiff item-diff 2";
+constexpr std::string_view kHeader = "feeddiff item-diff 3";
 constexpr std::string_view kEnd = "end";
 
 void put(std::string& out, std::string_view field) {
@@ -86,6 +86,7 @@ std::string encode_item_diff(const ItemDiff& diff) {
   out += "\nflags";
   put(out, diff.cosmetic_only ? "1" : "0");
   put(out, diff.ignored_changes ? "1" : "0");
+  put(out, diff.minor ? "1" : "0");
   out += '\n';
   for (const auto& name : diff.channel_fields) {
     out += "channel";
@@ -96,6 +97,7 @@ std::string encode_item_diff(const ItemDiff& diff) {
     out += "item";
     put(out, item_kind_name(item.kind));
     put(out, item.moved ? "1" : "0");
+    put(out, item.minor ? "1" : "0");
     put_number(out, item.old_index);
     put_number(out, item.new_index);
     put(out, item.id);
@@ -142,28 +144,24 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
     }
     if (line == kEnd) return at == text.size() && flags ? std::optional(diff) : std::nullopt;
     if (!split(line, fields)) return std::nullopt;
-    if (fields[0] == "flags" && fields.size() == 3) {
-      if (!flag(fields[1], diff.cosmetic_only) || !flag(fields[2], diff.ignored_changes))
+    if (fields[0] == "flags" && fields.size() == 4) {
+      if (!flag(fields[1], diff.cosmetic_only) || !flag(fields[2], diff.ignored_changes) ||
+          !flag(fields[3], diff.minor))
         return std::nullopt;
       flags = true;
     } else if (fields[0] == "channel" && fields.size() == 2) {
       diff.channel_fields.push_back(std::move(fields[1]));
-    } else if (fields[0] == "item" && fields.size() >= 7) {
+    } else if (fields[0] == "item" && fields.size() >= 8) {
       ItemChange item;
-      bool known = false;
-      for (auto kind : {ItemChange::Kind::added, ItemChange::Kind::removed,
-                        ItemChange::Kind::changed, ItemChange::Kind::moved})
-        if (fields[1] == item_kind_name(kind)) {
-          item.kind = kind;
-          known = true;
-        }
-      if (!known) return std::nullopt;
-      if (!flag(fields[2], item.moved) || !number(fields[3], item.old_index) ||
-          !number(fields[4], item.new_index))
+      const auto kind = item_kind_from_name(fields[1]);
+      if (!kind) return std::nullopt;
+      item.kind = *kind;
+      if (!flag(fields[2], item.moved) || !flag(fields[3], item.minor) ||
+          !number(fields[4], item.old_index) || !number(fields[5], item.new_index))
         return std::nullopt;
-      item.id = std::move(fields[5]);
-      item.title = std::move(fields[6]);
-      item.fields.assign(std::make_move_iterator(fields.begin() + 7),
+      item.id = std::move(fields[6]);
+      item.title = std::move(fields[7]);
+      item.fields.assign(std::make_move_iterator(fields.begin() + 8),
                          std::make_move_iterator(fields.end()));
       diff.items.push_back(std::move(item));
     } else if (fields[0] == "change" && fields.size() >= 9 && (fields.size() - 9) % 3 == 0 &&
@@ -198,7 +196,8 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
 }
 
 std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
-                                 const std::vector<std::string>& ignore) {
+                                 const std::vector<std::string>& ignore,
+                                 const Insignificant& insignificant) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
   auto mix = [&h](std::string_view s) {
     for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -207,6 +206,14 @@ std::string item_diff_cache_name(std::string_view old_blob, std::string_view new
   mix(kHeader);
   mix(FEEDDIFF_VERSION);
   for (const auto& field : ignore) mix(field);
+  // The rules, only when set: without them a name is what it was in format 3's first days.
+  if (insignificant.any()) {
+    mix("insignificant");
+    mix(insignificant.whitespace ? "1" : "0");
+    mix(insignificant.punctuation ? "1" : "0");
+    mix(std::to_string(insignificant.min_words));
+    for (const auto& field : insignificant.fields) mix(field);
+  }
   std::string name = "items/";
   name += old_blob.empty() ? "none" : old_blob;
   name += '-';

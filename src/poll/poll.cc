@@ -409,9 +409,16 @@ class Poller {
       if (!*new_doc) continue;
       auto old_doc = model_of(s.old_blob);
       if (!old_doc || !*old_doc) continue;
-      archive_.cache_write(
-          item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore),
-          encode_item_diff(diff_items((*old_doc)->feed, (*new_doc)->feed, s.source->ignore)));
+      // The same rules `show` reads from feeddiff.toml, so that it finds this entry.
+      const InsignificantRules r = insignificant_rules(config_, *s.source);
+      Insignificant rules;
+      rules.whitespace = r.whitespace;
+      rules.punctuation = r.punctuation;
+      rules.fields = r.fields;
+      rules.min_words = r.min_words;
+      archive_.cache_write(item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore, rules),
+                           encode_item_diff(diff_items((*old_doc)->feed, (*new_doc)->feed,
+                                                       s.source->ignore, true, rules)));
       failpoint(Failpoint::summary_cached);
     }
     summaries_.clear();

@@ -92,6 +92,8 @@ std::string items_section(const ChangeView& c, const RenderOptions& options) {
     out += "</ul>\n";
   }
   if (more) out += fmt::format("<p class=\"footer\">… and {} more.</p>\n", with_thousands(more));
+  if (auto note = page::filtered_note(*c.items, options); !note.empty())
+    out += fmt::format("<p class=\"footer\">{}.</p>\n", escape_html(note));
   return out + "</section>\n";
 }
 

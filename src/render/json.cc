@@ -116,10 +116,12 @@ Json items_json(const ItemDiff& items, const RenderOptions& options) {
   out["summary"] = page::items_summary(items);
   out["cosmetic_only"] = items.cosmetic_only;
   out["ignored_changes"] = items.ignored_changes;
+  out["minor"] = items.minor;
   out["channel_fields"] = items.channel_fields;
   out["total"] = items.items.size();
   Json listed = Json::array();
   for (const ItemChange& item : items.items) {
+    if (!page::listed(item, options)) continue;
     if (listed.size() >= options.max_items) break;
     Json one;
     one["kind"] = item_kind_name(item.kind);
@@ -130,11 +132,20 @@ Json items_json(const ItemDiff& items, const RenderOptions& options) {
     for (const FieldChange& c : item.changes) changes.push_back(field_change_json(c));
     one["field_changes"] = std::move(changes);
     one["moved"] = item.moved;
+    one["minor"] = item.minor;
     one["old_index"] = index_or_null(item.old_index);
     one["new_index"] = index_or_null(item.new_index);
     listed.push_back(std::move(one));
   }
   out["listed"] = listed.size();
+  if (options.only.empty()) {
+    out["only"] = nullptr;
+  } else {
+    Json kinds = Json::array();
+    for (ItemChange::Kind k : options.only) kinds.push_back(item_kind_name(k));
+    out["only"] = std::move(kinds);
+  }
+  out["filtered_out"] = page::filtered_out(items, options);
   out["changes"] = std::move(listed);
   return out;
 }
@@ -210,6 +221,7 @@ std::string render_json(const ChangeView& c, const RenderOptions& options) {
   doc["headers"] = std::move(headers);
   doc["items"] = c.items ? items_json(*c.items, options) : Json(nullptr);
   doc["items_note"] = c.items_note.empty() ? Json(nullptr) : Json(c.items_note);
+  doc["reverted_to"] = optional_string(c.reverted_to);
   doc["diff"] = diff_json(c, options);
   Json limits;
   limits["max_lines"] = options.max_lines;

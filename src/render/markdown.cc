@@ -102,6 +102,8 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
       if (line.change) out += field_changes(*line.change);
     }
     if (more) out += fmt::format("- ... and {} more\n", more);
+    if (auto note = page::filtered_note(*c.items, options); !note.empty())
+      out += fmt::format("\n({})\n", inline_text(note));
   } else if (!c.items_note.empty()) {
     out += fmt::format("\n### Items\n\n{}\n", inline_text(c.items_note));
   }

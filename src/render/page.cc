@@ -1,6 +1,8 @@
 #include "render/page.h"
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <iterator>
 
 #include "feeddiff/core.h"
 
@@ -9,7 +11,7 @@ namespace feeddiff {
 namespace page {
 
 std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {
-  return {
+  std::vector<std::pair<std::string, std::string>> out = {
       {"Source", c.source},
       {"Lines added", fmt::format("+{}", c.diff.added)},
       {"Lines removed", fmt::format("-{}", c.diff.removed)},
@@ -17,6 +19,32 @@ std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {
       {"Timestamp", c.timestamp_kind},
       {"Raw artifact at this commit", c.path},
   };
+  if (c.reverted_to)
+    out.emplace_back("Reverted to", fmt::format("{} (byte for byte an earlier version)",
+                                                c.reverted_to->substr(0, 7)));
+  return out;
+}
+
+bool listed(const ItemChange& item, const RenderOptions& options) {
+  return options.only.empty() ||
+         std::find(options.only.begin(), options.only.end(), item.kind) != options.only.end();
+}
+
+std::size_t filtered_out(const ItemDiff& items, const RenderOptions& options) {
+  std::size_t n = 0;
+  for (const ItemChange& item : items.items)
+    if (!listed(item, options)) ++n;
+  return n;
+}
+
+std::string filtered_note(const ItemDiff& items, const RenderOptions& options) {
+  const std::size_t n = filtered_out(items, options);
+  if (options.only.empty()) return "";
+  std::string kinds;
+  for (ItemChange::Kind k : options.only)
+    kinds += (kinds.empty() ? "" : ",") + std::string(item_kind_name(k));
+  return fmt::format("{} item change{} not listed (--only {})", with_thousands(n),
+                     n == 1 ? "" : "s", kinds);
 }
 
 std::string items_summary(const ItemDiff& items) {
@@ -26,24 +54,29 @@ std::string items_summary(const ItemDiff& items) {
     for (const auto& f : items.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
     return fields.empty() ? "cosmetic only" : fmt::format("cosmetic only ({})", fields);
   }
-  std::size_t counts[4] = {0, 0, 0, 0};
-  for (const auto& item : items.items) ++counts[static_cast<int>(item.kind)];
-  static constexpr const char* kWords[] = {"added", "removed", "changed", "moved"};
+  constexpr std::size_t kinds = std::size(kItemKinds);
+  std::size_t counts[kinds] = {};
+  for (const auto& item : items.items) ++counts[static_cast<std::size_t>(item.kind)];
   std::string out;
-  for (int k = 0; k < 4; ++k)
-    if (counts[k]) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", counts[k], kWords[k]);
+  for (std::size_t k = 0; k < kinds; ++k)
+    if (counts[k])
+      out +=
+          fmt::format("{}{} {}", out.empty() ? "" : ", ", counts[k], item_kind_name(kItemKinds[k]));
   if (!items.channel_fields.empty())
     out += fmt::format("{}channel {}", out.empty() ? "" : "; ",
                        items.channel_fields.size() == 1 ? "field changed" : "fields changed");
-  return out.empty() ? "only ignored fields changed" : out;
+  if (out.empty()) return "only ignored fields changed";
+  return items.minor ? out + " (minor)" : out;
 }
 
 std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& options,
                                  std::size_t* more) {
-  static constexpr const char* kWords[] = {"added", "removed", "changed", "moved"};
   std::vector<ItemLine> out;
-  std::size_t total = items.items.size() + (items.channel_fields.empty() ? 0 : 1);
+  // With --only, the channel line is listed only when every kind is.
+  const bool channel = !items.channel_fields.empty() && options.only.empty();
+  std::size_t total = items.items.size() - filtered_out(items, options) + (channel ? 1 : 0);
   for (const auto& item : items.items) {
+    if (!listed(item, options)) continue;
     if (out.size() >= options.max_items) break;
     std::string title = item.title.empty() ? item.id : item.title;
     for (char& c : title)
@@ -56,9 +89,13 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
       for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
       label += fmt::format(" ({}{})", fields, item.moved ? "; moved" : "");
     }
-    out.push_back({kWords[static_cast<int>(item.kind)], std::move(label), &item});
+    if (item.kind == ItemChange::Kind::duplicate)
+      label += item.new_index == static_cast<std::size_t>(-1) ? " (an extra copy went)"
+                                                              : " (an extra copy of an id)";
+    if (item.minor) label += " [minor]";
+    out.push_back({item_kind_name(item.kind), std::move(label), &item});
   }
-  if (!items.channel_fields.empty() && out.size() < options.max_items) {
+  if (channel && out.size() < options.max_items) {
     std::string fields;
     for (const auto& f : items.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
     out.push_back({"channel", fields});

@@ -39,10 +39,17 @@ std::string footer(const ShownDiff& diff, const RenderOptions& options);
 /// (lastBuildDate)" or "no item changed".
 std::string items_summary(const ItemDiff& items);
 
+/// Whether an item change is listed under the options' `only` kinds.
+bool listed(const ItemChange& item, const RenderOptions& options);
+/// Item changes the options' `only` kinds leave out.
+std::size_t filtered_out(const ItemDiff& items, const RenderOptions& options);
+/// "3 item changes not listed (--only added,changed)", or "" without `only`.
+std::string filtered_note(const ItemDiff& items, const RenderOptions& options);
+
 /// One listed item change: its kind word and a one-line label (title cut to 100
 /// characters, the changed fields in parentheses), unescaped.
 struct ItemLine {
-  std::string kind;                    ///< added, removed, changed, moved, channel
+  std::string kind;                    ///< an item kind's name, or channel
   std::string label;                   ///< what to show after the kind
   const ItemChange* change = nullptr;  ///< the item change (none for the channel line)
 };
@@ -62,7 +69,8 @@ struct Padded {
 /// Splits a run's text into Padded.
 Padded padded(std::string_view text);
 
-/// The item changes to list, at most options.max_items of them; `more` gets the rest's count.
+/// The item changes to list (those of the `only` kinds), at most options.max_items of them;
+/// `more` gets the count of the rest of those kinds.
 std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& options,
                                  std::size_t* more);
 

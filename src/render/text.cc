@@ -105,12 +105,16 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
     out += fmt::format("\nItems: {}\n", page::items_summary(*c.items));
     std::size_t more = 0;
     for (const auto& line : page::item_lines(*c.items, options, &more)) {
-      const char* color = line.kind == "added" ? p.added : line.kind == "removed" ? p.removed : "";
+      const char* color = line.kind == "added" || line.kind == "reappeared" ? p.added
+                          : line.kind == "removed"                          ? p.removed
+                                                                            : "";
       out += fmt::format("  {}{:<8}{} {}\n", color, line.kind, *color ? p.reset : "",
                          escape_terminal(line.label));
       if (line.change) out += field_changes(*line.change, p);
     }
     if (more) out += fmt::format("  ... and {} more\n", with_thousands(more));
+    if (auto note = page::filtered_note(*c.items, options); !note.empty())
+      out += fmt::format("  {}({}){}\n", p.dim, note, p.reset);
   } else if (!c.items_note.empty()) {
     out += fmt::format("\nItems: {}\n", escape_terminal(c.items_note));
   }

@@ -208,14 +208,45 @@ TEST_CASE("feeddiff.toml(5) documents exactly the keys of a [notify] table", "[c
       tag_next = false;
     }
   }
-  CHECK(documented == Names{"exec", "webhook", "timeout", "cosmetic"});
+  CHECK(documented == Names{"exec", "webhook", "timeout", "cosmetic", "minor"});
   for (const auto& key : documented) {
     INFO(key);
     auto config = feeddiff::parse_config("[notify]\n" + key + " = true\n");
     if (!config) CHECK(config.error().message.find("unknown key") == std::string::npos);
   }
   feeddiff::Config config;
-  config.notify = {"true", "https://example.org/hook", 60'000, true};
+  config.notify = {"true", "https://example.org/hook", 60'000, true, true};
+  std::smatch m;
+  std::size_t written = 0;
+  for (const auto& line : lines_of(feeddiff::format_config(config))) {
+    if (!std::regex_match(line, m, std::regex(R"(([a-z_]+) = .*)"))) continue;
+    INFO(line);
+    CHECK(documented.count(m[1].str()) == 1);
+    ++written;
+  }
+  CHECK(written == 5);
+  auto unknown = feeddiff::parse_config("[notify]\nnot_a_key = true\n");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("unknown key") != std::string::npos);
+}
+
+TEST_CASE("feeddiff.toml(5) documents exactly the keys of an [insignificant] table", "[cli]") {
+  const std::string page = slurp(std::string(FEEDDIFF_SOURCE_DIR) + "/dist/man/feeddiff.toml.5");
+  Names documented;
+  bool section = false;
+  bool tag_next = false;
+  for (const auto& line : lines_of(page)) {
+    if (line.starts_with(".SH ")) section = line == ".SH INSIGNIFICANT";
+    if (line == ".TP")
+      tag_next = section;
+    else if (tag_next && line.starts_with(".B ")) {
+      documented.insert(line.substr(3));
+      tag_next = false;
+    }
+  }
+  CHECK(documented == Names{"whitespace", "punctuation", "fields", "min_words"});
+  feeddiff::Config config;
+  config.insignificant = {true, true, std::vector<std::string>{"updated"}, 3};
   std::smatch m;
   std::size_t written = 0;
   for (const auto& line : lines_of(feeddiff::format_config(config))) {
@@ -225,7 +256,7 @@ TEST_CASE("feeddiff.toml(5) documents exactly the keys of a [notify] table", "[c
     ++written;
   }
   CHECK(written == 4);
-  auto unknown = feeddiff::parse_config("[notify]\nnot_a_key = true\n");
+  auto unknown = feeddiff::parse_config("[insignificant]\nnot_a_key = true\n");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("unknown key") != std::string::npos);
 }

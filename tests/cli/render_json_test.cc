@@ -148,7 +148,7 @@ TEST_CASE("the same commit always gives the same JSON bytes, keys in the documen
       "feeddiff",      "version",      "id",          "short_id",     "title",
       "forge_url",     "path",         "path_status", "source",       "lines_added",
       "lines_removed", "stored_bytes", "timestamp",   "raw_artifact", "headers",
-      "items",         "items_note",   "diff",        "limits"};
+      "items",         "items_note",   "reverted_to", "diff",         "limits"};
   CHECK(keys == documented);
   CHECK(doc["version"] == 1);
 }

@@ -89,7 +89,7 @@ TEST_CASE("show reads the cached summary, and recomputes a damaged one", "[cli]"
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     // The header line of the format feeddiff writes now, whatever its version.
     out << entry.substr(0, entry.find('\n'))
-        << "\nflags\t0\t0\nitem\tadded\t0\t-\t0\turn:x\tPlanted by the test\nend\n";
+        << "\nflags\t0\t0\t0\nitem\tadded\t0\t0\t-\t0\turn:x\tPlanted by the test\nend\n";
   }
   auto planted = archive({"show", "HEAD"});
   REQUIRE(planted.exit_code == 0);

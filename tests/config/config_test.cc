@@ -165,3 +165,45 @@ TEST_CASE("a wrong [notify] table names its line and the problem", "[config]") {
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("s3cret") == std::string::npos);
 }
+
+TEST_CASE("insignificant tables round-trip, inline or not, the source's keys over the global",
+          "[config]") {
+  const std::string text =
+      "[insignificant]\nwhitespace = true\nmin_words = 3\n\n"
+      "[sources.a]\nurl = \"https://example.com/a.xml\"\n"
+      "insignificant = { punctuation = true, fields = [\"updated\"], min_words = 0 }\n\n"
+      "[sources.b]\nurl = \"https://example.com/b.xml\"\n\n"
+      "[notify]\nexec = \"true\"\nminor = true\n";
+  auto c = parse_config(text);
+  INFO((c ? "" : c.error().message));
+  REQUIRE(c);
+  const InsignificantRules a = insignificant_rules(*c, *c->find("a"));
+  CHECK(a.whitespace);
+  CHECK(a.punctuation);
+  CHECK(a.fields == std::vector<std::string>{"updated"});
+  CHECK(a.min_words == 0);  // the source turns the global rule off
+  const InsignificantRules b = insignificant_rules(*c, *c->find("b"));
+  CHECK(b.whitespace);
+  CHECK_FALSE(b.punctuation);
+  CHECK(b.fields.empty());
+  CHECK(b.min_words == 3);
+  CHECK(notify_settings(*c, *c->find("b")).minor);
+
+  const std::string formatted = format_config(*c);
+  auto back = parse_config(formatted);
+  REQUIRE(back);
+  CHECK(back->insignificant == c->insignificant);
+  CHECK(back->find("a")->insignificant == c->find("a")->insignificant);
+  CHECK(back->notify == c->notify);
+  CHECK(format_config(*back) == formatted);
+
+  for (const char* bad :
+       {"[insignificant]\nwords = 3\n", "[insignificant]\nmin_words = -1\n",
+        "[insignificant]\nwhitespace = \"yes\"\n", "[insignificant]\nfields = \"updated\"\n",
+        "[sources.a]\nurl = \"http://x/\"\ninsignificant = 3\n"}) {
+    auto r = parse_config(bad);
+    INFO(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("line") != std::string::npos);
+  }
+}

@@ -49,7 +49,21 @@ ItemDiff sample() {
   removed.id = "urn:c";
   removed.title = "Gone";
   removed.old_index = 9;
-  d.items = {added, changed, removed};
+  ItemChange back;
+  back.kind = ItemChange::Kind::reappeared;
+  back.id = "urn:d";
+  back.new_index = 3;
+  ItemChange twice;
+  twice.kind = ItemChange::Kind::duplicate;
+  twice.id = "urn:b";
+  twice.new_index = 4;
+  ItemChange minor = changed;
+  minor.id = "urn:e";
+  minor.minor = true;
+  minor.moved = false;
+  minor.changes = {title};
+  minor.fields = {"title"};
+  d.items = {added, changed, removed, back, twice, minor};
   return d;
 }
 
@@ -57,6 +71,7 @@ void check_equal(const ItemDiff& a, const ItemDiff& b) {
   CHECK(a.channel_fields == b.channel_fields);
   CHECK(a.cosmetic_only == b.cosmetic_only);
   CHECK(a.ignored_changes == b.ignored_changes);
+  CHECK(a.minor == b.minor);
   REQUIRE(a.items.size() == b.items.size());
   for (std::size_t i = 0; i < a.items.size(); ++i) {
     CHECK(a.items[i].kind == b.items[i].kind);
@@ -64,6 +79,7 @@ void check_equal(const ItemDiff& a, const ItemDiff& b) {
     CHECK(a.items[i].title == b.items[i].title);
     CHECK(a.items[i].fields == b.items[i].fields);
     CHECK(a.items[i].moved == b.items[i].moved);
+    CHECK(a.items[i].minor == b.items[i].minor);
     CHECK(a.items[i].old_index == b.items[i].old_index);
     CHECK(a.items[i].new_index == b.items[i].new_index);
     REQUIRE(a.items[i].changes.size() == b.items[i].changes.size());
@@ -94,10 +110,17 @@ TEST_CASE("an item summary reads back exactly, tabs, newlines and backslashes in
   const ItemDiff d = sample();
   const std::string text = encode_item_diff(d);
   // One record a line: the newline and tab inside fields are escaped.
-  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 1 + 2 + 3 + 3 + 1);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 1 + 2 + 6 + 3 + 1 + 1);
   auto back = decode_item_diff(text);
   REQUIRE(back);
   check_equal(*back, d);
+
+  ItemDiff minor;
+  minor.minor = true;
+  minor.channel_fields = {"description"};
+  auto back3 = decode_item_diff(encode_item_diff(minor));
+  REQUIRE(back3);
+  check_equal(*back3, minor);
 
   ItemDiff cosmetic;
   cosmetic.cosmetic_only = true;
@@ -114,7 +137,7 @@ TEST_CASE("a summary cut short, of another version or garbled reads as nothing",
   CHECK_FALSE(decode_item_diff(text.substr(0, text.rfind("end"))));  // no end line
   CHECK_FALSE(decode_item_diff(text.substr(0, text.size() / 2)));
   std::string other = text;
-  other.replace(other.find(" 2\n"), 3, " 9\n");  // another format version
+  other.replace(other.find(" 3\n"), 3, " 9\n");  // another format version
   CHECK_FALSE(decode_item_diff(other));
   std::string bad_kind = text;
   bad_kind.replace(bad_kind.find("\tadded\t"), 7, "\tbogus\t");
@@ -131,6 +154,9 @@ TEST_CASE("a summary cached by the first format, without before and after values
   // before and after, so it is recomputed instead.
   CHECK_FALSE(decode_item_diff(
       "feeddiff item-diff 1\nflags\t0\t0\nitem\tchanged\t0\t1\t1\turn:a\tA\ttitle\nend\n"));
+  // Format 2 knew no duplicates (it called them added) and no minor flag: recomputed too.
+  CHECK_FALSE(
+      decode_item_diff("feeddiff item-diff 2\nflags\t0\t0\nitem\tadded\t0\t-\t1\turn:a\tA\nend\n"));
   const std::string text = encode_item_diff(sample());
   std::string orphan = text;  // a change line with no item before it
   orphan.insert(orphan.find("item\t"), "change\ttitle\t0\t0\ta\tb\t0\t0\t0\n");
@@ -154,6 +180,13 @@ TEST_CASE("the cache name of a summary changes with either blob and with the ign
   CHECK(name != item_diff_cache_name(b, a, {}));
   CHECK(name != item_diff_cache_name(a, b, {"updated"}));
   CHECK(item_diff_cache_name(a, b, {"ab", "c"}) != item_diff_cache_name(a, b, {"a", "bc"}));
+  Insignificant rules;
+  CHECK(item_diff_cache_name(a, b, {}, rules) == name);  // no rule: the same name
+  rules.punctuation = true;
+  CHECK(item_diff_cache_name(a, b, {}, rules) != name);
+  Insignificant words;
+  words.min_words = 3;
+  CHECK(item_diff_cache_name(a, b, {}, words) != item_diff_cache_name(a, b, {}, rules));
   CHECK(item_diff_cache_name("", b, {}).starts_with("items/none-" + b + "-"));
   // Only characters Archive::cache_write accepts.
   for (char c : item_diff_cache_name("", b, {"x"}))

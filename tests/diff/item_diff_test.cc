@@ -160,8 +160,102 @@ TEST_CASE("a repeated identity matches occurrence by occurrence", "[diff]") {
   const ItemDiff d = diff_items(feed({item("a", "1"), item("a", "2")}),
                                 feed({item("a", "1"), item("a", "2"), item("a", "3")}));
   REQUIRE(d.items.size() == 1);
-  CHECK(d.items[0].kind == ItemChange::Kind::added);
+  CHECK(d.items[0].kind == ItemChange::Kind::duplicate);
   CHECK(d.items[0].title == "3");
+}
+
+TEST_CASE("an id repeated inside one version is a duplicate, not an added or removed item",
+          "[diff]") {
+  // New in this version, and at once twice: one added, one duplicate.
+  const ItemDiff fresh = diff_items(feed({item("x")}), feed({item("x"), item("n"), item("n")}));
+  REQUIRE(fresh.items.size() == 2);
+  CHECK(fresh.items[0].kind == ItemChange::Kind::added);
+  CHECK(fresh.items[0].new_index == 1);
+  CHECK(fresh.items[1].kind == ItemChange::Kind::duplicate);
+  CHECK(fresh.items[1].new_index == 2);
+  CHECK_FALSE(fresh.minor);
+
+  // The extra copy goes and the id stays: a duplicate that went, not a removed item.
+  const ItemDiff went = diff_items(feed({item("d"), item("d")}), feed({item("d")}));
+  REQUIRE(went.items.size() == 1);
+  CHECK(went.items[0].kind == ItemChange::Kind::duplicate);
+  CHECK(went.items[0].old_index == 1);
+  CHECK(went.items[0].new_index == static_cast<std::size_t>(-1));
+
+  // Both copies go: two removed items.
+  const ItemDiff gone = diff_items(feed({item("d"), item("d")}), feed({}));
+  REQUIRE(gone.items.size() == 2);
+  CHECK(gone.items[0].kind == ItemChange::Kind::removed);
+  CHECK(gone.items[1].kind == ItemChange::Kind::removed);
+}
+
+TEST_CASE("mark_reappeared turns an added item an earlier version held into reappeared", "[diff]") {
+  ItemDiff d = diff_items(feed({item("b")}), feed({item("a"), item("b"), item("c")}));
+  REQUIRE(d.items.size() == 2);
+  CHECK(mark_reappeared(d, [](const std::string& id) { return id == "a"; }));
+  CHECK(d.items[0].kind == ItemChange::Kind::reappeared);
+  CHECK(d.items[1].kind == ItemChange::Kind::added);
+  CHECK_FALSE(mark_reappeared(d, [](const std::string&) { return false; }));
+  CHECK(std::string(item_kind_name(ItemChange::Kind::reappeared)) == "reappeared");
+  CHECK(item_kind_from_name("duplicate") == ItemChange::Kind::duplicate);
+  CHECK_FALSE(item_kind_from_name("bogus"));
+}
+
+TEST_CASE("insignificant rules mark a change minor, one rule at a time", "[diff]") {
+  auto titled = [](std::string title, std::string updated = "2026-01-01") {
+    Item it = item("i", std::move(title));
+    it.updated = std::move(updated);
+    it.summary = "<p>The quick brown fox jumps over the lazy dog.</p>";
+    return it;
+  };
+  const Feed before = feed({titled("Hello world")});
+  auto minor = [&](const Item& after, const Insignificant& rules) {
+    const ItemDiff d = diff_items(before, feed({after}), {}, true, rules);
+    REQUIRE(d.items.size() == 1);
+    CHECK(d.items[0].minor == d.minor);
+    return d.minor;
+  };
+  Insignificant whitespace;
+  whitespace.whitespace = true;
+  CHECK(minor(titled("  Hello \t world "), whitespace));
+  CHECK_FALSE(minor(titled("Hello, world"), whitespace));
+
+  Insignificant punctuation;
+  punctuation.punctuation = true;
+  CHECK(minor(titled("Hello, world!"), punctuation));
+  CHECK(minor(titled("Hello  world"), punctuation));  // whitespace is no word either
+  CHECK_FALSE(minor(titled("Hello world2"), punctuation));
+
+  Insignificant fields;
+  fields.fields = {"updated"};
+  CHECK(minor(titled("Hello world", "2026-02-02"), fields));
+  CHECK_FALSE(minor(titled("Hello there", "2026-02-02"), fields));
+
+  Insignificant words;
+  words.min_words = 3;
+  Item two_words = titled("Hello there");  // one word out, one in: 2 changed
+  CHECK(minor(two_words, words));
+  Item more = titled("Hello there");
+  more.summary = "<p>The quick red fox jumps over the lazy dog.</p>";  // 2 more
+  CHECK_FALSE(minor(more, words));
+
+  // Without rules, nothing is minor; an added item never is.
+  CHECK_FALSE(minor(titled("Hello, world!"), Insignificant{}));
+  const ItemDiff added =
+      diff_items(before, feed({titled("Hello world"), item("new")}), {}, true, punctuation);
+  CHECK_FALSE(added.minor);
+
+  // A channel field a rule covers is minor too; one it does not is not.
+  Insignificant channel;
+  channel.fields = {"description"};
+  const ItemDiff d =
+      diff_items(feed({titled("Hello world")}, {{"description", "a"}}),
+                 feed({titled("Hello world")}, {{"description", "b"}}), {}, true, channel);
+  CHECK(d.minor);
+  CHECK_FALSE(d.cosmetic_only);
+  const ItemDiff t = diff_items(feed({titled("Hello world")}, {{"title", "a"}}),
+                                feed({titled("Hello world")}, {{"title", "b"}}), {}, true, channel);
+  CHECK_FALSE(t.minor);
 }
 
 TEST_CASE("item diff of every consecutive pair of the corpus histories matches a guid scan",
@@ -186,9 +280,14 @@ TEST_CASE("item diff of every consecutive pair of the corpus histories matches a
         INFO(file);
         const ItemDiff d = diff_items(old_doc->feed, doc->feed);
         std::multiset<std::string> added, removed;
+        // A duplicate that appeared or went counts as the scan's multisets count it.
+        const std::size_t none = static_cast<std::size_t>(-1);
         for (const ItemChange& c : d.items) {
-          if (c.kind == ItemChange::Kind::added) added.insert(c.id);
-          if (c.kind == ItemChange::Kind::removed) removed.insert(c.id);
+          const bool duplicate = c.kind == ItemChange::Kind::duplicate;
+          if (c.kind == ItemChange::Kind::added || (duplicate && c.new_index != none))
+            added.insert(c.id);
+          if (c.kind == ItemChange::Kind::removed || (duplicate && c.new_index == none))
+            removed.insert(c.id);
         }
         const std::multiset<std::string> before = scan_ids(old_raw), after = scan_ids(raw);
         std::multiset<std::string> want_added, want_removed;

@@ -1,0 +1,170 @@
+#include "cli/versions.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+#include "feeddiff/normalize.h"
+
+namespace feeddiff::cli {
+
+namespace {
+
+void put(std::string& out, std::string_view field) {
+  out += '\t';
+  for (char c : field) {
+    if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
+  }
+}
+
+bool split(std::string_view line, std::vector<std::string>& fields) {
+  fields.clear();
+  fields.emplace_back();
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\t') {
+      fields.emplace_back();
+    } else if (c == '\\') {
+      if (++i == line.size()) return false;
+      const char e = line[i];
+      if (e == 't')
+        fields.back() += '\t';
+      else if (e == 'n')
+        fields.back() += '\n';
+      else if (e == '\\')
+        fields.back() += '\\';
+      else
+        return false;
+    } else {
+      fields.back() += c;
+    }
+  }
+  return true;
+}
+
+// The cache holds only lowercase letters, digits and '-': the name as hex, cut and hashed
+// when long (names are at most 100 characters, cache names 200).
+std::string cache_name(std::string_view source) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : source.substr(0, 80)) {
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  if (source.size() > 80) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : source) h = (h ^ c) * 1099511628211ull;
+    hex += fmt::format("-{:016x}", h);
+  }
+  return "versions/" + hex;
+}
+
+}  // namespace
+
+Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
+  SourceVersions out(archive, source);
+  auto commits = archive.log("raw/" + source, 0);
+  if (!commits) return commits.error();
+  for (auto it = commits->rbegin(); it != commits->rend(); ++it) out.commits_.push_back(it->id);
+
+  auto text = archive.cache_read(cache_name(source));
+  if (!text) return out;
+  // Read it all or nothing: a version line whose commit is not the history's at its
+  // position means the history was rewritten.
+  std::vector<Version> known;
+  std::unordered_map<std::string, std::size_t> first_seen;
+  std::vector<std::string> fields;
+  std::size_t at = 0;
+  bool header = false, complete = false;
+  while (at < text->size() && !complete) {
+    const std::size_t nl = text->find('\n', at);
+    if (nl == std::string::npos) return out;
+    const std::string_view line = std::string_view(*text).substr(at, nl - at);
+    at = nl + 1;
+    if (!header) {
+      if (line != kVersionsCacheHeader) return out;
+      header = true;
+      continue;
+    }
+    if (line == "end") {
+      complete = at == text->size();
+      break;
+    }
+    if (!split(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
+    const std::size_t k = known.size();
+    if (k >= out.commits_.size() || fields[1] != out.commits_[k]) return out;
+    for (std::size_t i = 3; i < fields.size(); ++i) first_seen.emplace(std::move(fields[i]), k);
+    known.push_back({std::move(fields[1]), std::move(fields[2])});
+  }
+  if (!complete) return out;
+  out.known_ = std::move(known);
+  out.first_seen_ = std::move(first_seen);
+  return out;
+}
+
+std::optional<std::size_t> SourceVersions::ordinal(const std::string& commit) const {
+  // Newest first: the change asked about is nearly always a recent one.
+  for (std::size_t k = commits_.size(); k-- > 0;)
+    if (commits_[k] == commit) return k;
+  return std::nullopt;
+}
+
+void SourceVersions::learn(std::size_t n) {
+  n = std::min(n, commits_.size());
+  if (known_.size() >= n) return;
+  const NormalizeOptions model_only{{}, true, false};
+  const std::string prefix = "raw/" + source_ + "/";
+  while (known_.size() < n) {
+    const std::size_t k = known_.size();
+    Version v{commits_[k], ""};
+    if (auto changes = archive_->changes(v.commit))
+      for (const PathChange& c : *changes)
+        if (c.path.starts_with(prefix) && !c.new_blob.empty()) v.blob = c.new_blob;
+    if (!v.blob.empty())
+      if (auto body = archive_->read_blob(v.blob)) {
+        ++parsed_;
+        if (auto doc = normalize(*body, model_only))
+          for (const Item& item : doc->feed.items) first_seen_.emplace(item.id, k);
+      }
+    known_.push_back(std::move(v));
+  }
+  // Rewritten whole: ids are listed under the version that showed them first.
+  std::vector<std::vector<const std::string*>> ids(known_.size());
+  for (const auto& [id, k] : first_seen_)
+    if (k < ids.size()) ids[k].push_back(&id);
+  std::string text = kVersionsCacheHeader;
+  text += '\n';
+  for (std::size_t k = 0; k < known_.size(); ++k) {
+    text += 'v';
+    put(text, known_[k].commit);
+    put(text, known_[k].blob);
+    std::sort(ids[k].begin(), ids[k].end(), [](auto* a, auto* b) { return *a < *b; });
+    for (const std::string* id : ids[k]) put(text, *id);
+    text += '\n';
+  }
+  text += "end\n";
+  archive_->cache_write(cache_name(source_), text);
+}
+
+bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) const {
+  const auto it = first_seen_.find(id);
+  return it != first_seen_.end() && it->second < ordinal;
+}
+
+std::optional<std::string> SourceVersions::reverted_to(const std::string& blob,
+                                                       std::size_t ordinal) const {
+  if (blob.empty() || ordinal < 2) return std::nullopt;
+  for (std::size_t k = std::min(ordinal - 1, known_.size()); k-- > 0;)
+    if (known_[k].blob == blob) return known_[k].commit;
+  return std::nullopt;
+}
+
+}  // namespace feeddiff::cli

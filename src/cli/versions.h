@@ -1,0 +1,64 @@
+#pragma once
+// What earlier versions of a source held: which item ids it has ever shown, and each
+// version's raw blob. An item diff knows two versions only; this is what lets a page say
+// that an added item reappeared, or that a version reverted to an earlier one.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "feeddiff/result.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff::cli {
+
+/// The versions of one source, oldest first, as its commits in the source index list them,
+/// with what the cache `.git/feeddiff/cache/versions/` knows of them. Reading an id of
+/// version k means normalizing its body, once: the cache keeps, per version, its commit,
+/// its raw blob and the ids it showed first, so a later call parses only versions recorded
+/// since. A cache that no longer fits the history (rewritten, or another source's) is
+/// dropped and rebuilt.
+class SourceVersions {
+ public:
+  /// The source's commits from the index, and the cache; parses nothing yet.
+  static Result<SourceVersions> load(const Archive& archive, const std::string& source);
+
+  /// The position of a commit among the source's versions (0: the first), nullopt when it
+  /// is not one of them.
+  std::optional<std::size_t> ordinal(const std::string& commit) const;
+  /// Reads versions [known, n) that the cache lacks (n at most the count of versions), then
+  /// writes the cache when it learnt something. Versions that do not parse show no ids.
+  void learn(std::size_t n);
+  /// Whether a version before `ordinal` showed the id (learn(ordinal) first).
+  bool seen_before(const std::string& id, std::size_t ordinal) const;
+  /// The newest version before ordinal - 1 whose raw blob is `blob`: the commit id a version
+  /// byte-identical to an older one (not its parent) reverted to (learn(ordinal) first).
+  std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal) const;
+  /// Reads through this archive from now on (the same repository, opened again).
+  void use(const Archive& archive) { archive_ = &archive; }
+  /// Versions parsed by learn() in this process (for measuring).
+  std::size_t parsed() const { return parsed_; }
+
+ private:
+  SourceVersions(const Archive& archive, std::string source)
+      : archive_(&archive), source_(std::move(source)) {}
+  struct Version {
+    std::string commit;
+    std::string blob;  // "" when the version has no raw file (deleted)
+  };
+  const Archive* archive_;
+  std::string source_;
+  std::vector<std::string> commits_;                         // oldest first
+  std::vector<Version> known_;                               // a prefix of commits_, with blobs
+  std::unordered_map<std::string, std::size_t> first_seen_;  // id -> ordinal
+  std::size_t parsed_ = 0;
+};
+
+/// The cache's format, for tests: one `v` line per version (commit, blob, the ids it showed
+/// first), tab-separated and escaped as the item summaries are, between a version line and
+/// an end line.
+inline constexpr const char* kVersionsCacheHeader = "feeddiff versions 1";
+
+}  // namespace feeddiff::cli
