@@ -101,6 +101,8 @@ struct HtmlLinks {
   std::optional<std::string> raw;  ///< the raw artifact at this commit
   /// Breadcrumbs above the page, label and href (the site's index, the source's page).
   std::vector<std::pair<std::string, std::string>> nav;
+  /// The page's Atom feed, announced in its head and linked from it (the site's item pages).
+  std::optional<std::string> atom;
 };
 
 /// A standalone HTML page: inline CSS, no script, no fetch (a Content-Security-Policy says
@@ -137,6 +139,9 @@ struct SiteSource {
   std::string href;                 ///< its page, relative to the site's top
   std::size_t total = 0;            ///< its count of changes (changes.size() when 0)
   std::size_t pages = 0;            ///< its history pages, sources/NAME/1.html (oldest) up
+  /// Its edited items, newest edit first: label (the item's title) and href of its page,
+  /// relative to the site's top (items/NAME/KEY.html).
+  std::vector<std::pair<std::string, std::string>> edited;
 };
 
 /// Changes on one history page of the site; only the newest page of a list fills up, so
@@ -223,5 +228,17 @@ std::string render_history_markdown(const HistoryView& view);
 std::string render_history_json(const HistoryView& view);
 /// The same as a standalone HTML page (no script, every piece of feed text escaped).
 std::string render_history_html(const HistoryView& view, const HtmlLinks& links = {});
+
+/// Edits in an edited item's Atom feed (items/SOURCE/KEY.atom) at most.
+inline constexpr std::size_t kItemFeedEntries = 50;
+
+/// An edited item's Atom feed in the site: view is single (one item, versions oldest first),
+/// one entry per edit, newest first, at most kItemFeedEntries, with the entry id
+/// urn:feeddiff:item:<key>:<commit> (key names the item, a hash of its id), its content (type
+/// html) the edited fields before and after. The feed lives at items/SOURCE/KEY.atom: links
+/// go to changes/ID.html relative to that directory unless base_url (the site's top, ending
+/// in '/') makes them absolute.
+std::string render_item_atom(const HistoryView& view, const std::string& key,
+                             const std::string& base_url);
 
 }  // namespace feeddiff

@@ -19,6 +19,7 @@
 #include "cli/change.h"
 #include "cli/command.h"
 #include "cli/site_feed.h"
+#include "cli/site_items.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
@@ -571,6 +572,9 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   std::string base = options.base_url;
   if (!base.empty() && !base.ends_with('/')) base += '/';
   const bool new_feed_base = feeds_base_changed(top / kStateDir, base);
+  const WriteFile write = [&](const fs::path& path, std::string_view content) {
+    return write_if_changed(path, content, writes);
+  };
   std::vector<SiteSource> listed;
   for (auto it = state.sources.begin(); it != state.sources.end();) {
     auto& [name, row] = *it;
@@ -587,6 +591,12 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     s.total = row.count;
     s.pages = Histories::pages(row.count);
     s.href = "sources/" + name + ".html";
+    // Its edited items' pages and feeds change only with its changes (and a feed's links
+    // with the base URL): only then is its history read again.
+    if (check_source_name(name) && row.count && (touched_sources.count(name) || new_feed_base)) {
+      auto items = write_item_pages(*archive, top, top / kStateDir, name, base, write);
+      if (!items) return items.error();
+    }
     // A name that is not safe as a file name gets no page (it cannot come from `add`).
     if (!check_source_name(name)) {
       s.href.clear();
@@ -594,6 +604,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
                !fs::exists(top / s.href)) {
       SiteSource page = s;
       page.changes = histories.newest(name, row.count, kSitePageSize);
+      page.edited = edited_items(top / kStateDir, name);
       if (auto ok = write_if_changed(top / s.href, render_source_page(page), writes); !ok)
         return ok.error();
     }
@@ -680,7 +691,9 @@ page 1 the oldest), sources/NAME.html (a source's 50 newest changes and its page
 sources/NAME/N.html (its history, 50 a page), changes/ID.html (one page per change, as
 `show --format html`), raw/ID/ (the raw artifact at that commit), feed.atom (the newest
 changes) and sources/NAME/feed.atom (a source's 50 newest changes, each entry listing the
-item changes with their before and after, for a feed reader). Each history page links to
+item changes with their before and after, for a feed reader), items/NAME/KEY.html and
+items/NAME/KEY.atom (a page and an Atom feed per item ever edited: its versions, each edit's
+fields before and after; KEY a hash of the item's id). Each history page links to
 the older one, so every change is reachable from the index; only the newest page of a
 history changes, older pages are written once. Links are relative: open DIR/index.html from
 disk or serve DIR from any static host. A run renders the changes since the tip it last

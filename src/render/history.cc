@@ -336,13 +336,15 @@ std::string render_history_html(const HistoryView& v, const HtmlLinks& links) {
     return out + html::tail();
   }
   const std::string title = v.items.empty() ? std::string("Item") : label_of(v.items.front());
-  out += html::head("History · " + title);
+  out += html::head("History · " + title, links.atom.value_or(""));
   out += html::nav(links.nav);
   for (const ItemLife& life : v.items) {
-    out += fmt::format(
-        "<header>\n<p class=\"kicker\">History of an item of {}</p>\n<h1>{}</h1>\n"
-        "</header>\n",
-        escape_html(v.source), escape_html(label_of(life)));
+    out += fmt::format("<header>\n<p class=\"kicker\">History of an item of {}</p>\n<h1>{}</h1>\n",
+                       escape_html(v.source), escape_html(label_of(life)));
+    if (links.atom)
+      out += fmt::format("<p class=\"id\">{}</p>\n",
+                         html::link(*links.atom, "Atom feed of this item's edits"));
+    out += "</header>\n";
     out += "<dl class=\"fields\">\n";
     for (const auto& [label, value] : item_fields(v, life))
       out += fmt::format(

@@ -127,6 +127,13 @@ std::string render_source_page(const SiteSource& s) {
     out += "<h2>History pages</h2>\n";
     out += pager(s.pages, s.name + "/");
   }
+  if (!s.edited.empty()) {
+    // Each edited item's page, with its versions and an Atom feed of its edits.
+    out += "<h2>Edited items</h2>\n<ul class=\"edited\">\n";
+    for (const auto& [label, href] : s.edited)
+      out += "<li>" + html::link("../" + href, label) + "</li>\n";
+    out += "</ul>\n";
+  }
   return out + html::tail();
 }
 
