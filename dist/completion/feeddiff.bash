@@ -121,7 +121,7 @@ _feeddiff() {
         case $command in
           log) mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur") ;;
           show) mapfile -t COMPREPLY < <(compgen -W "text markdown json html" -- "$cur") ;;
-          diff) mapfile -t COMPREPLY < <(compgen -W "text markdown" -- "$cur") ;;
+          diff) mapfile -t COMPREPLY < <(compgen -W "text markdown json html" -- "$cur") ;;
         esac ;;
       --db) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
       -o | --output) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
