@@ -52,11 +52,12 @@ Result<int> run_clone(const Globals& globals, const std::string& url, std::strin
     conditional += !st.etag.empty() || !st.last_modified.empty();
   }
   if (auto ok = save_state(*archive, *state); !ok) return ok.error();
-  write_out(escape_terminal(
-      fmt::format("Cloned {} into {}: {} source{}, {} with a recorded version, {} of them polled "
-                  "conditionally from the start (ETag or Last-Modified from history).\n",
-                  shown_url, dir, config->sources.size(), config->sources.size() == 1 ? "" : "s",
-                  recorded, conditional)));
+  write_out(escape_terminal(fmt::format(
+                "Cloned {} into {}: {} source{}, {} with a recorded version, {} of them polled "
+                "conditionally from the start (ETag or Last-Modified from history).",
+                shown_url, dir, config->sources.size(), config->sources.size() == 1 ? "" : "s",
+                recorded, conditional)) +
+            "\n");
   return 0;
 }
 

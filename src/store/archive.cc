@@ -595,19 +595,31 @@ Result<std::optional<std::pair<std::string, std::size_t>>> Archive::unpublished(
   git_reference* head_raw = nullptr;
   if (git_repository_head(&head_raw, repo) != 0) return Answer{};  // unborn or detached
   git::ReferencePtr head(head_raw);
-  git_reference* upstream_raw = nullptr;
-  const int rc = git_branch_upstream(&upstream_raw, head.get());
-  if (rc == GIT_ENOTFOUND) return Answer{};
-  if (rc != 0) return git::last_error("reading the branch's upstream");
-  git::ReferencePtr upstream(upstream_raw);
-  const char* short_name = git_reference_shorthand(upstream.get());
+  // branch.NAME.remote and branch.NAME.merge read by hand, the upstream taken to be
+  // refs/remotes/REMOTE/BRANCH as `git clone` sets it up: git_branch_upstream looks the remote
+  // up, and libgit2 1.5's remote lookup leaks its config regex matches (LeakSanitizer).
+  const char* branch = git_reference_shorthand(head.get());
+  git_config* config_raw = nullptr;
+  if (!branch || git_repository_config_snapshot(&config_raw, repo) != 0) return Answer{};
+  std::unique_ptr<git_config, decltype(&git_config_free)> config(config_raw, &git_config_free);
+  const auto get = [&](const std::string& key) -> std::string {
+    const char* value = nullptr;
+    if (git_config_get_string(&value, config.get(), key.c_str()) != 0 || !value) return "";
+    return value;
+  };
+  const std::string remote = get(fmt::format("branch.{}.remote", branch));
+  std::string merge = get(fmt::format("branch.{}.merge", branch));
+  if (remote.empty() || remote == "." || !merge.starts_with("refs/heads/")) return Answer{};
+  const std::string short_name = remote + "/" + merge.substr(11);
+  git_oid remote_id;
+  if (git_reference_name_to_id(&remote_id, repo, ("refs/remotes/" + short_name).c_str()) != 0)
+    return Answer{};
   const git_oid* local = git_reference_target(head.get());
-  const git_oid* remote = git_reference_target(upstream.get());
-  if (!local || !remote) return Answer{};
+  if (!local) return Answer{};
   std::size_t ahead = 0, behind = 0;
-  if (git_graph_ahead_behind(&ahead, &behind, repo, local, remote) != 0)
+  if (git_graph_ahead_behind(&ahead, &behind, repo, local, &remote_id) != 0)
     return git::last_error("comparing the branch with its upstream");
-  return Answer{std::pair<std::string, std::size_t>{short_name ? short_name : "", ahead}};
+  return Answer{std::pair<std::string, std::size_t>{short_name, ahead}};
 }
 
 Result<bool> Archive::uncommitted(std::string_view path) const {
