@@ -7,10 +7,15 @@
 namespace feeddiff {
 
 std::string escape_html(std::string_view text) {
-  const std::string visible = escape_terminal(text);
+  return html::escape_markup(escape_terminal(text));
+}
+
+namespace html {
+
+std::string escape_markup(std::string_view text) {
   std::string out;
-  out.reserve(visible.size());
-  for (char ch : visible) {
+  out.reserve(text.size() + text.size() / 8);
+  for (char ch : text) {
     switch (ch) {
       case '&':
         out += "&amp;";
@@ -33,8 +38,6 @@ std::string escape_html(std::string_view text) {
   }
   return out;
 }
-
-namespace html {
 
 namespace {
 

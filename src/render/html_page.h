@@ -27,6 +27,10 @@ std::optional<std::string> safe_href(std::string_view href);
 /// `<a href="...">label</a>` when the href is safe, else the label alone; label is escaped.
 std::string link(std::string_view href, std::string_view label);
 
+/// &, <, >, " and ' as entities, nothing else: for text that is already inert (escape_html
+/// is this after escape_terminal), such as HTML placed in an Atom <content> element.
+std::string escape_markup(std::string_view text);
+
 /// `2026-10-01T05:54:04.027Z` as `2026-10-01 05:54` (UTC), for tables.
 std::string short_time(std::string_view iso);
 

@@ -13,33 +13,6 @@ namespace feeddiff {
 
 namespace {
 
-// Text as XML character data or an attribute value. What it escapes is already inert HTML
-// (render_items_html escaped the feed's text once, controls made visible), so this only has
-// to keep the XML well-formed: the HTML arrives in the reader as the text of <content>.
-std::string xml_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
 std::string xml_time(const std::string& iso) {
   return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
 }
@@ -86,7 +59,7 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
         page, escape_html(c.id.substr(0, 7)), escape_html(html::short_time(c.observed_at)),
         with_thousands(c.added), with_thousands(c.removed));
     html += e.items_html.empty() ? "<p>No item summary for this change.</p>\n" : e.items_html;
-    out += fmt::format("    <content type=\"html\">{}</content>\n", xml_text(html));
+    out += fmt::format("    <content type=\"html\">{}</content>\n", html::escape_markup(html));
     out += "  </entry>\n";
   }
   return out + "</feed>\n";
@@ -143,7 +116,7 @@ std::string render_item_atom(const HistoryView& view, const std::string& key,
                                    escape_html(id.substr(0, 7)),
                                    escape_html(html::short_time(observed(e->version))));
     html += page::html_field_changes(e->change);
-    out += fmt::format("    <content type=\"html\">{}</content>\n", xml_text(html));
+    out += fmt::format("    <content type=\"html\">{}</content>\n", html::escape_markup(html));
     out += "  </entry>\n";
   }
   return out + "</feed>\n";
