@@ -189,6 +189,35 @@ TEST_CASE("an id repeated inside one version is a duplicate, not an added or rem
   CHECK(gone.items[1].kind == ItemChange::Kind::removed);
 }
 
+TEST_CASE("the k-th occurrence of an id is matched with its k-th, however many there are",
+          "[diff]") {
+  // 3,000 copies before, 3,002 after, the 1,000th edited: the edit is found at its place,
+  // the two extra copies are duplicates, and nothing is added or removed.
+  std::vector<Item> before, after;
+  for (int i = 0; i < 3000; ++i) before.push_back(item("same", "copy " + std::to_string(i)));
+  after = before;
+  after[999].title = "edited";
+  after.push_back(item("same", "extra 1"));
+  after.push_back(item("same", "extra 2"));
+  const ItemDiff d = diff_items(feed(before), feed(after));
+  REQUIRE(d.items.size() == 3);
+  CHECK(d.items[0].kind == ItemChange::Kind::changed);
+  CHECK(d.items[0].old_index == 999);
+  CHECK(d.items[0].new_index == 999);
+  CHECK(d.items[1].kind == ItemChange::Kind::duplicate);
+  CHECK(d.items[1].new_index == 3000);
+  CHECK(d.items[2].kind == ItemChange::Kind::duplicate);
+  CHECK(d.items[2].new_index == 3001);
+
+  // The other way: the copies after the 2,000th go; they are duplicates that went.
+  after.assign(before.begin(), before.begin() + 2000);
+  const ItemDiff fewer = diff_items(feed(before), feed(after));
+  REQUIRE(fewer.items.size() == 1000);
+  CHECK(std::all_of(fewer.items.begin(), fewer.items.end(), [](const ItemChange& c) {
+    return c.kind == ItemChange::Kind::duplicate && c.old_index >= 2000;
+  }));
+}
+
 TEST_CASE("mark_reappeared turns an added item an earlier version held into reappeared", "[diff]") {
   ItemDiff d = diff_items(feed({item("b")}), feed({item("a"), item("b"), item("c")}));
   REQUIRE(d.items.size() == 2);
