@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,6 +104,8 @@ struct HtmlLinks {
   std::vector<std::pair<std::string, std::string>> nav;
   /// The page's Atom feed, announced in its head and linked from it (the site's item pages).
   std::optional<std::string> atom;
+  /// The page of one listed item's history (the site's items/SOURCE/KEY.html), "" for none.
+  std::function<std::string(const ItemChange&)> item;
 };
 
 /// A standalone HTML page: inline CSS, no script, no fetch (a Content-Security-Policy says

@@ -269,8 +269,15 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   const std::string raw_name = artifact_name(view.path);
   HtmlLinks links;
   links.nav = {{"Archive", "../index.html"}};
-  if (check_source_name(view.source))
+  if (check_source_name(view.source)) {
     links.nav.emplace_back(view.source, "../sources/" + view.source + ".html");
+    // An item this change edited has a page of its own, written in the same run.
+    links.item = [source = view.source](const ItemChange& item) {
+      return item.kind == ItemChange::Kind::changed
+                 ? "../items/" + source + "/" + item_key(item.id) + ".html"
+                 : std::string();
+    };
+  }
   if (view.path_status != "deleted") {
     links.raw = "../raw/" + commit.id + "/" + raw_name;
     if (auto ok = write_if_changed(top / "raw" / commit.id / raw_name, (*loaded)->new_body, writes);

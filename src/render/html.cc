@@ -73,7 +73,8 @@ std::string field_changes(const ItemChange& item) {
   return out + "</dl>\n";
 }
 
-std::string items_section(const ChangeView& c, const RenderOptions& options) {
+std::string items_section(const ChangeView& c, const RenderOptions& options,
+                          const HtmlLinks& links) {
   if (!c.items && c.items_note.empty()) return "";
   std::string out = "<section id=\"items\">\n<h2>Items</h2>\n";
   if (!c.items) return out + fmt::format("<p>{}</p>\n</section>\n", escape_html(c.items_note));
@@ -84,10 +85,13 @@ std::string items_section(const ChangeView& c, const RenderOptions& options) {
     out += "<ul class=\"items\">\n";
     for (const auto& line : lines) {
       const std::string changes = line.change ? field_changes(*line.change) : std::string();
-      out += fmt::format(
-          "<li><span class=\"kind {0}\">{0}</span> {1}</li>\n", escape_html(line.kind),
-          changes.empty() ? escape_html(line.label)
-                          : "<div>" + escape_html(line.label) + "\n" + changes + "</div>");
+      std::string label = escape_html(line.label);
+      if (line.change && links.item)
+        if (const std::string page = links.item(*line.change); !page.empty())
+          label += fmt::format(" <a class=\"history\" href=\"{}\">history</a>", escape_html(page));
+      out +=
+          fmt::format("<li><span class=\"kind {0}\">{0}</span> {1}</li>\n", escape_html(line.kind),
+                      changes.empty() ? label : "<div>" + label + "\n" + changes + "</div>");
     }
     out += "</ul>\n";
   }
@@ -126,7 +130,7 @@ std::string diff_section(const ChangeView& c, const RenderOptions& options) {
 }  // namespace
 
 std::string render_items_html(const ChangeView& change, const RenderOptions& options) {
-  return items_section(change, options);
+  return items_section(change, options, {});
 }
 
 std::string render_html(const ChangeView& c, const RenderOptions& options, const HtmlLinks& links) {
@@ -161,7 +165,7 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
                        row.value ? escape_html(*row.value) : "<span class=\"null\">null</span>");
   out += "</tbody>\n</table></div>\n</section>\n";
 
-  out += items_section(c, options);
+  out += items_section(c, options, links);
   out += diff_section(c, options);
   return out + html::tail();
 }

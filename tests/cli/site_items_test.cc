@@ -147,6 +147,17 @@ TEST_CASE("an item edited twice gets a page and a feed with both edits, an uncha
   CHECK(source_page.find("href=\"../items/alpha/" + key_of("a1") + ".html\">Third title</a>") !=
         std::string::npos);
   CHECK(source_page.find(key_of("a2")) == std::string::npos);
+
+  // The change pages that edited a1 link to its page; the first, which added it, does not.
+  const std::string item_href = "../items/alpha/" + key_of("a1") + ".html";
+  for (std::size_t i = 0; i < alpha.size(); ++i) {
+    const std::string change_page = slurp(site + "/changes/" + alpha[i] + ".html");
+    INFO(alpha[i]);
+    CHECK((change_page.find("href=\"" + item_href + "\">history</a>") != std::string::npos) ==
+          (i + 1 < alpha.size()));
+    CHECK(fs::exists(site + "/changes/" + item_href));
+    CHECK(change_page.find(key_of("a2")) == std::string::npos);
+  }
 }
 
 TEST_CASE("a site run that does not touch a source leaves its item pages alone", "[cli][site]") {
