@@ -69,7 +69,7 @@ class Repairer {
   Repairer(std::string_view in, RepairLog& log) : in_(in), log_(log) {}
 
   Repaired run() {
-    out_.text.reserve(in_.size() + 64);
+    reserve_large(out_.text, in_.size() + 64);
     std::size_t i = skip_leading();
     first_tag_ = copied_ = i;
     const std::size_t n = in_.size();

@@ -1282,7 +1282,8 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
     // Reserved at what the text may grow to, so that it is never reallocated: growing it
     // would hold the old and the new buffer at once (three times the text, beside the tree).
     // Pages reserved and never written are never resident.
-    doc.text.reserve(repaired.text.size() + repaired.text.size() / 8 + n.canonical_estimate());
+    reserve_large(doc.text,
+                  repaired.text.size() + repaired.text.size() / 8 + n.canonical_estimate());
     n.write_document();
   }
   if (model) {

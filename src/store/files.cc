@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "feeddiff/core.h"
 #include "feeddiff/store.h"
 
 namespace feeddiff {
@@ -85,7 +86,9 @@ Result<std::string> read_file(const std::string& path) {
     return Error{Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno))};
   struct stat st {};
   const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-  std::string out(sized ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16, '\0');
+  std::string out;
+  reserve_large(out, sized ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16);
+  out.resize(out.capacity());
   std::size_t used = 0;
   for (;;) {
     if (used == out.size()) out.resize(out.size() * 2);
