@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "feeddiff/result.h"
 
@@ -58,6 +59,12 @@ std::string_view trim(std::string_view s);
 
 /// ASCII lower case.
 std::string to_lower(std::string_view s);
+
+/// Appends a tab, then field with tab, newline and backslash escaped (\t, \n, \\): one field
+/// of the line-per-record text files under .git/feeddiff/cache.
+void append_tab_field(std::string& out, std::string_view field);
+/// The tab-separated fields of such a line, unescaped; false on a bad escape.
+bool split_tab_fields(std::string_view line, std::vector<std::string>& fields);
 
 /// The parts of a URL as written (RFC 3986's generic syntax), found textually: nothing is
 /// decoded or validated, so that URLs libcurl would refuse can still be redacted. Every part

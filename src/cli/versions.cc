@@ -11,45 +11,6 @@ namespace feeddiff::cli {
 
 namespace {
 
-void put(std::string& out, std::string_view field) {
-  out += '\t';
-  for (char c : field) {
-    if (c == '\t')
-      out += "\\t";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\\')
-      out += "\\\\";
-    else
-      out += c;
-  }
-}
-
-bool split(std::string_view line, std::vector<std::string>& fields) {
-  fields.clear();
-  fields.emplace_back();
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '\t') {
-      fields.emplace_back();
-    } else if (c == '\\') {
-      if (++i == line.size()) return false;
-      const char e = line[i];
-      if (e == 't')
-        fields.back() += '\t';
-      else if (e == 'n')
-        fields.back() += '\n';
-      else if (e == '\\')
-        fields.back() += '\\';
-      else
-        return false;
-    } else {
-      fields.back() += c;
-    }
-  }
-  return true;
-}
-
 // The cache holds only lowercase letters, digits and '-': the name as hex, cut and hashed
 // when long (names are at most 100 characters, cache names 200).
 std::string cache_name(std::string_view source) {
@@ -98,7 +59,7 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
       complete = at == text->size();
       break;
     }
-    if (!split(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
+    if (!split_tab_fields(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
     const std::size_t k = known.size();
     if (k >= out.commits_.size() || fields[1] != out.commits_[k]) return out;
     for (std::size_t i = 3; i < fields.size(); ++i) first_seen.emplace(std::move(fields[i]), k);
@@ -144,10 +105,10 @@ void SourceVersions::learn(std::size_t n) {
   text += '\n';
   for (std::size_t k = 0; k < known_.size(); ++k) {
     text += 'v';
-    put(text, known_[k].commit);
-    put(text, known_[k].blob);
+    append_tab_field(text, known_[k].commit);
+    append_tab_field(text, known_[k].blob);
     std::sort(ids[k].begin(), ids[k].end(), [](auto* a, auto* b) { return *a < *b; });
-    for (const std::string* id : ids[k]) put(text, *id);
+    for (const std::string* id : ids[k]) append_tab_field(text, *id);
     text += '\n';
   }
   text += "end\n";

@@ -134,4 +134,43 @@ std::optional<CharRef> parse_char_ref(std::string_view s) {
   return CharRef{value, k + 1};
 }
 
+void append_tab_field(std::string& out, std::string_view field) {
+  out += '\t';
+  for (char c : field) {
+    if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
+  }
+}
+
+bool split_tab_fields(std::string_view line, std::vector<std::string>& fields) {
+  fields.clear();
+  fields.emplace_back();
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\t') {
+      fields.emplace_back();
+    } else if (c == '\\') {
+      if (++i == line.size()) return false;
+      const char e = line[i];
+      if (e == 't')
+        fields.back() += '\t';
+      else if (e == 'n')
+        fields.back() += '\n';
+      else if (e == '\\')
+        fields.back() += '\\';
+      else
+        return false;
+    } else {
+      fields.back() += c;
+    }
+  }
+  return true;
+}
+
 }  // namespace feeddiff

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/diff.h"
 
 namespace feeddiff {
@@ -20,48 +21,8 @@ namespace {
 constexpr std::string_view kHeader = "feeddiff item-diff 3";
 constexpr std::string_view kEnd = "end";
 
-void put(std::string& out, std::string_view field) {
-  out += '\t';
-  for (char c : field) {
-    if (c == '\t')
-      out += "\\t";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\\')
-      out += "\\\\";
-    else
-      out += c;
-  }
-}
-
 void put_number(std::string& out, std::size_t n) {
-  put(out, n == static_cast<std::size_t>(-1) ? std::string("-") : std::to_string(n));
-}
-
-// The tab-separated fields of a line, unescaped; false on a bad escape.
-bool split(std::string_view line, std::vector<std::string>& fields) {
-  fields.clear();
-  fields.emplace_back();
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '\t') {
-      fields.emplace_back();
-    } else if (c == '\\') {
-      if (++i == line.size()) return false;
-      const char e = line[i];
-      if (e == 't')
-        fields.back() += '\t';
-      else if (e == 'n')
-        fields.back() += '\n';
-      else if (e == '\\')
-        fields.back() += '\\';
-      else
-        return false;
-    } else {
-      fields.back() += c;
-    }
-  }
-  return true;
+  append_tab_field(out, n == static_cast<std::size_t>(-1) ? std::string("-") : std::to_string(n));
 }
 
 bool number(const std::string& s, std::size_t& out) {
@@ -84,40 +45,40 @@ bool flag(const std::string& s, bool& out) {
 std::string encode_item_diff(const ItemDiff& diff) {
   std::string out(kHeader);
   out += "\nflags";
-  put(out, diff.cosmetic_only ? "1" : "0");
-  put(out, diff.ignored_changes ? "1" : "0");
-  put(out, diff.minor ? "1" : "0");
+  append_tab_field(out, diff.cosmetic_only ? "1" : "0");
+  append_tab_field(out, diff.ignored_changes ? "1" : "0");
+  append_tab_field(out, diff.minor ? "1" : "0");
   out += '\n';
   for (const auto& name : diff.channel_fields) {
     out += "channel";
-    put(out, name);
+    append_tab_field(out, name);
     out += '\n';
   }
   for (const auto& item : diff.items) {
     out += "item";
-    put(out, item_kind_name(item.kind));
-    put(out, item.moved ? "1" : "0");
-    put(out, item.minor ? "1" : "0");
+    append_tab_field(out, item_kind_name(item.kind));
+    append_tab_field(out, item.moved ? "1" : "0");
+    append_tab_field(out, item.minor ? "1" : "0");
     put_number(out, item.old_index);
     put_number(out, item.new_index);
-    put(out, item.id);
-    put(out, item.title);
-    for (const auto& field : item.fields) put(out, field);
+    append_tab_field(out, item.id);
+    append_tab_field(out, item.title);
+    for (const auto& field : item.fields) append_tab_field(out, field);
     out += '\n';
     for (const FieldChange& c : item.changes) {
       out += "change";
-      put(out, c.field);
-      put(out, c.text ? "1" : "0");
-      put(out, c.cut ? "1" : "0");
-      put(out, c.old_value);
-      put(out, c.new_value);
+      append_tab_field(out, c.field);
+      append_tab_field(out, c.text ? "1" : "0");
+      append_tab_field(out, c.cut ? "1" : "0");
+      append_tab_field(out, c.old_value);
+      append_tab_field(out, c.new_value);
       put_number(out, c.words.skipped_after);
       put_number(out, c.words.held_back_changes);
       put_number(out, c.words.held_back_chars);
       for (const WordRun& run : c.words.runs) {
-        put(out, word_kind_name(run.kind));
+        append_tab_field(out, word_kind_name(run.kind));
         put_number(out, run.skipped);
-        put(out, run.text);
+        append_tab_field(out, run.text);
       }
       out += '\n';
     }
@@ -143,7 +104,7 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       continue;
     }
     if (line == kEnd) return at == text.size() && flags ? std::optional(diff) : std::nullopt;
-    if (!split(line, fields)) return std::nullopt;
+    if (!split_tab_fields(line, fields)) return std::nullopt;
     if (fields[0] == "flags" && fields.size() == 4) {
       if (!flag(fields[1], diff.cosmetic_only) || !flag(fields[2], diff.ignored_changes) ||
           !flag(fields[3], diff.minor))

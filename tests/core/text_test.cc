@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "feeddiff/core.h"
 
@@ -192,4 +193,25 @@ TEST_CASE("SHA-1 gives the standard digests, in one piece or many", "[core]") {
   CHECK(digest == sha1(million));
   CHECK(digest[0] == 0x34);
   CHECK(digest[19] == 0x6f);
+}
+
+TEST_CASE("a tab-separated cache line round-trips any field and rejects a bad escape", "[core]") {
+  const std::vector<std::string> fields = {"plain",
+                                           "",
+                                           "tab\there",
+                                           "new\nline",
+                                           "back\\slash",
+                                           "\\t literally",
+                                           std::string("nul\0byte", 8)};
+  std::string line = "v";
+  for (const auto& f : fields) append_tab_field(line, f);
+  CHECK(line.find('\n') == std::string::npos);
+  std::vector<std::string> back;
+  REQUIRE(split_tab_fields(line, back));
+  REQUIRE(back.size() == fields.size() + 1);
+  CHECK(back[0] == "v");
+  for (std::size_t i = 0; i < fields.size(); ++i) CHECK(back[i + 1] == fields[i]);
+
+  CHECK_FALSE(split_tab_fields("a\\q", back));
+  CHECK_FALSE(split_tab_fields("ends in a backslash\\", back));
 }
