@@ -31,6 +31,18 @@ inline constexpr const char* kIdentityEmail = "feeddiff@localhost";
 
 namespace {
 
+// A commit-graph a user wrote for git's own `log -- PATH` (docs/index.md) helps feeddiff with
+// nothing: the source index answers path queries, and every walk feeddiff makes reads the
+// commits' messages anyway. libgit2 checks the graph's SHA-1 when it first opens it, with
+// collision detection: at 100,000 commits that is 4 MB hashed, three quarters of a
+// `feeddiff log -n 10`. So feeddiff's handles do without it.
+void ignore_commit_graph(git_repository* repo) {
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, repo) != 0) return;
+  git_odb_set_commit_graph(odb, nullptr);
+  git_odb_free(odb);
+}
+
 std::string strip_slash(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
@@ -253,6 +265,7 @@ Result<Archive> Archive::open_repository(const std::string& dir) {
         fmt::format("{} is not a feeddiff archive (create one with `feeddiff init`)", dir)};
   auto impl = std::make_unique<Impl>();
   impl->repo.reset(repo);
+  ignore_commit_graph(repo);
   const char* workdir = git_repository_workdir(repo);
   if (!workdir)
     return Error{Errc::not_an_archive, fmt::format("{} is a bare repository, not an archive", dir)};
@@ -495,6 +508,7 @@ Status Archive::end_batch() {
   if (git_repository_open(&repo, impl_->work_dir.c_str()) != 0)
     return git::last_error("reopening the repository");
   impl_->repo.reset(repo);
+  ignore_commit_graph(repo);
   impl_->batching = false;
   impl_->mempack = nullptr;
   impl_->objects.clear();
