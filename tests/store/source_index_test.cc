@@ -203,9 +203,10 @@ TEST_CASE("the source index is rebuilt after a user's reset, and follows the new
   check_agrees(dir);
 }
 
-TEST_CASE("after the newest commits are rewritten the source index rewinds to the shared "
-          "commit instead of rebuilding, and agrees with a full walk",
-          "[store][index]") {
+TEST_CASE(
+    "after the newest commits are rewritten the source index rewinds to the shared "
+    "commit instead of rebuilding, and agrees with a full walk",
+    "[store][index]") {
   const std::string dir = make_temp_dir("index-rewind");
   {
     auto archive = Archive::init(dir, 1'790'830'000'000);
