@@ -16,6 +16,9 @@
 // is) makes the index rebuilt. A rebuild writes a new generation directory and then the tip
 // naming it, so a reader that loaded the old tip never reads half-rewritten files.
 //
+// When the tip is not an ancestor of head (a sync replayed the newest commits, a reset), the
+// index rewinds to the merge base (rewind below) instead of rebuilding from the root.
+//
 // Indexing a commit: the `raw` entry of its root tree against its first parent's (root trees
 // are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
 // feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
