@@ -294,5 +294,63 @@ TEST_CASE("edits of feeddiff.toml merge per source, and one source edited twice 
   CHECK(run({"git", "-C", b, "rev-parse", "HEAD"}).out == head);
 }
 
+// The feeddiff command lines of a recipe (docs/recipes/), comments left out, each split into
+// its arguments with the recipe's variables replaced.
+std::vector<std::vector<std::string>> recipe_commands(
+    const std::string& file, const std::map<std::string, std::string>& vars) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& raw : lines_of(slurp(file))) {
+    const auto first = raw.find_first_not_of(" \t-");
+    if (first == std::string::npos || raw[first] == '#') continue;
+    if (raw.find("feeddiff clone") == std::string::npos &&
+        raw.find(" poll --shard") == std::string::npos)
+      continue;
+    std::istringstream words(raw.substr(raw.find("feeddiff ") + 9));
+    std::vector<std::string> args;
+    for (std::string w; words >> w;) {
+      if (w.size() >= 2 && w.front() == '"' && w.back() == '"') w = w.substr(1, w.size() - 2);
+      if (auto it = vars.find(w); it != vars.end()) w = it->second;
+      args.push_back(w);
+    }
+    out.push_back(args);
+  }
+  return out;
+}
+
+TEST_CASE("the recipes' feeddiff commands run", "[cli][sync]") {
+  Fleet fleet(2, 1);
+  const std::string recipes = std::string(FEEDDIFF_SOURCE_DIR) + "/docs/recipes/";
+  for (const std::string recipe :
+       {"github-actions.yml", "feeddiff-fleet@.service", "kubernetes-cronjob.yaml"}) {
+    for (int k = 0; k < 2; ++k) {
+      INFO(recipe << " shard " << k);
+      const std::string dir = fleet.base + "/" + recipe + "-" + std::to_string(k);
+      const std::string shard = std::to_string(k) + "/2";
+      const auto commands =
+          recipe_commands(recipes + recipe, {{"$FEEDDIFF_REMOTE", fleet.daemon->url("feeds.git")},
+                                             {"$ARCHIVE", dir},
+                                             {"%f", dir},
+                                             {"$SHARD", shard},
+                                             {"${SHARD}", shard}});
+      bool polled = false;
+      bool cloned = false;
+      for (const auto& args : commands) {
+        cloned = cloned || args.at(0) == "clone";
+        polled = polled || std::find(args.begin(), args.end(), "--sync") != args.end();
+      }
+      CHECK(polled);
+      if (!cloned)  // systemd: the archive is cloned once, by hand
+        REQUIRE(run_feeddiff({"clone", fleet.daemon->url("feeds.git"), dir}, kEnv).exit_code == 0);
+      for (const auto& args : commands) {
+        auto r = run_feeddiff(args, kEnv);
+        INFO(r.out << r.err);
+        CHECK(r.exit_code == 0);
+      }
+    }
+  }
+  const auto versions = versions_on(fleet.remote());
+  CHECK(versions.size() == 2);
+}
+
 }  // namespace
 }  // namespace feeddiff::test
