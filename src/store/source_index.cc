@@ -440,16 +440,31 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
     const std::string gdir = generation_dir(dir, generation);
     fs::create_directories(gdir, ec);
     if (ec) return Error{Errc::io, fmt::format("cannot create {}: {}", gdir, ec.message())};
+    std::set<std::string> linked;
     if (p.copy && !p.rebuild)
       for (const auto& [name, count] : old_tip->counts) {
+        const std::string from = generation_dir(dir, old_tip->generation) + "/" + name;
+        // A file the rewind keeps whole is linked, not copied (most sources: a replay
+        // rewrites the few newest commits). Appending to it is safe: a reader of the old
+        // tip ignores records past its count, as after any append.
+        struct stat st {};
+        if (::stat(from.c_str(), &st) == 0 &&
+            static_cast<std::uint64_t>(st.st_size) == count * kRecord &&
+            ::link(from.c_str(), (gdir + "/" + name).c_str()) == 0) {
+          linked.insert(name);
+          tip.counts[name] = count;
+          continue;
+        }
         // The kept records, then the new ones.
-        auto kept = read_bytes(generation_dir(dir, old_tip->generation) + "/" + name, 0, count);
+        auto kept = read_bytes(from, 0, count);
         if (!kept) return Error{Errc::io, fmt::format("cannot read the index's {}", name)};
         appended[name].insert(0, *kept);
       }
     for (const auto& [name, bytes] : appended) {
-      if (auto ok = write_all(gdir + "/" + name, bytes, O_TRUNC); !ok) return ok;
-      tip.counts[name] = bytes.size() / kRecord;
+      const bool append = linked.contains(name);
+      if (auto ok = write_all(gdir + "/" + name, bytes, append ? O_APPEND : O_TRUNC); !ok)
+        return ok;
+      tip.counts[name] = (append ? tip.counts[name] : 0) + bytes.size() / kRecord;
     }
   } else {
     tip.generation = old_tip->generation;
