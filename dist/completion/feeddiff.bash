@@ -40,7 +40,8 @@ _feeddiff_options() {
     init | remove | cat | normalize) echo "-h --help" ;;
     add) echo "-h --help --every=" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
-      --per-host= --timeout= --connect-timeout= --max-body= --shard=" ;;
+      --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;
+    sync) echo "-h --help --tries= --wait -q --quiet" ;;
     log) echo "-h --help -n= --format= --items" ;;
     show) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
     history) echo "-h --help --format=" ;;
@@ -63,6 +64,7 @@ _feeddiff_arguments() {
   case $1 in
     init | site) echo "dir" ;;
     clone) echo "new dir" ;;
+    sync) echo "remote" ;;
     add) echo "new new" ;;
     remove | log | enable) echo "source" ;;
     poll | status | export-sqlite) echo "source..." ;;
@@ -77,7 +79,7 @@ _feeddiff_arguments() {
 
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="init clone add remove poll log show history cat status enable import export-opml
+  local commands="init clone add remove poll sync log show history cat status enable import export-opml
     export-sqlite gc site fixtures normalize items diff"
   COMPREPLY=()
 
@@ -152,6 +154,7 @@ _feeddiff() {
   case ${kind%...} in
     source) mapfile -t COMPREPLY < <(compgen -W "$(_feeddiff_sources)" -- "$cur") ;;
     commit) mapfile -t COMPREPLY < <(compgen -W "$(_feeddiff_commits)" -- "$cur") ;;
+    remote) mapfile -t COMPREPLY < <(compgen -W "$(git -C "$(_feeddiff_archive)" remote 2>/dev/null)" -- "$cur") ;;
     input) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -W "$(_feeddiff_commits)" -- "$cur"; compgen -f -- "$cur") ;;
     file) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
     dir) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;

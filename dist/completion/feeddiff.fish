@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -40,6 +40,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a add -d 'Add a source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a remove -d 'Stop polling a source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a poll -d 'Fetch what is due, commit what changed'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a sync -d 'Publish local commits to the shared remote'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a log -d 'List the recorded changes'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a show -d 'Show one recorded change'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a history -d 'Follow one item across the archive'
@@ -60,6 +61,7 @@ complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l
 
 # Arguments.
 complete -c feeddiff -n '__fish_seen_subcommand_from init site clone' -a '(__fish_complete_directories)'
+complete -c feeddiff -n '__fish_seen_subcommand_from sync' -a '(git -C (__feeddiff_archive) remote 2>/dev/null)'
 complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite history' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import' -F
@@ -68,6 +70,11 @@ complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update 
 # Options.
 complete -c feeddiff -n '__fish_seen_subcommand_from add import' -l every -x -d 'Poll interval'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l force -d 'Fetch even sources not due'
+complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l sync -d 'Then publish as feeddiff sync does'
+complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l remote -x -d 'The git remote --sync publishes to'
+complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l tries -x -d 'Pushes to attempt'
+complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l wait -d 'Wait for a running poll'
+complete -c feeddiff -n '__fish_seen_subcommand_from sync' -s q -l quiet -d 'Print nothing unless it fails'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll enable gc' -l wait -d 'Wait for a running poll'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s q -l quiet -d 'Print failures only'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s v -l verbose -d 'Print every source'

@@ -113,6 +113,14 @@ std::string format_config(const Config& config);
 Result<std::string> set_source_url(std::string_view text, std::string_view name,
                                    std::string_view url);
 
+/// feeddiff.toml as two writers edited it since base (sync replaying a local edit onto the
+/// remote's): upstream's sources and tables, with each source table (and the global [notify]
+/// and [insignificant] tables) that local added, changed or removed taken from local.
+/// Errc::conflict naming the source (or table) when upstream changed it too, differently;
+/// Errc::bad_config when a side does not parse. The text is format_config's.
+Result<std::string> merge_config(std::string_view base, std::string_view upstream,
+                                 std::string_view local);
+
 /// Splits `https://user:pw@host/x` into the URL without credentials and `user:pw`.
 struct SplitUrl {
   std::string url;          ///< without user:password@

@@ -97,6 +97,9 @@ struct PollOptions {
 /// Polls the archive's sources. Errors are for the poll as a whole (lock held, config
 /// unreadable, an unknown name); a source that fails is an outcome, not an error.
 Result<PollReport> poll(Archive& archive, const PollOptions& options);
+/// poll() for a caller that holds the archive lock already (`poll --sync` polls and syncs
+/// in one locked step); options.wait_for_lock is not used.
+Result<PollReport> poll(Archive& archive, const PollOptions& options, const ArchiveLock& held);
 
 /// Re-enables a source that 410 Gone disabled, and forgets its failures and backoff, so the
 /// next poll fetches it. Errc::not_found when no source has that name. The value says whether

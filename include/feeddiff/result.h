@@ -29,6 +29,7 @@ enum class Errc {
   bad_encoding,    ///< the bytes are not in the encoding they claim
   unsupported,     ///< a format or feature feeddiff does not handle
   internal,        ///< a bug in feeddiff
+  conflict,        ///< two writers changed the same thing (sync: one source on two machines)
 };
 
 /// A failure: what kind, and one line that names what failed and why.

@@ -94,6 +94,27 @@ struct ConsolidateReport {
   std::uint64_t micros = 0;      ///< time it took, listing the packs included
 };
 
+/// How replay_onto merges a file outside raw/ that both a local commit and the upstream
+/// changed since the commit's parent: (path, base, upstream, local) to the merged bytes, each
+/// side nullopt where the file is absent; an Error stops the replay, the branch unmoved.
+using ReplayMerge = std::function<Result<std::string>(
+    const std::string& path, const std::optional<std::string>& base,
+    const std::optional<std::string>& upstream, const std::optional<std::string>& local)>;
+
+/// What replay_onto did.
+struct ReplayReport {
+  std::string head;          ///< the branch's commit afterwards
+  std::size_t upstream = 0;  ///< upstream commits the branch lacked before (now on it)
+  std::size_t replayed = 0;  ///< local commits written anew on top of the upstream
+  std::size_t ahead = 0;     ///< the branch's commits the upstream lacks, afterwards
+  /// Each replayed commit's old id and new id, oldest first.
+  std::vector<std::pair<std::string, std::string>> renamed;
+};
+
+/// The ref that names the branch as it was before its last replay_onto, so the local commits
+/// stay reachable by their old ids until a push publishes the new ones (delete_ref then).
+inline constexpr const char* kUnsyncedRef = "refs/feeddiff/unsynced";
+
 /// An open archive. Move-only; closes the repository when destroyed.
 class Archive {
  public:
@@ -188,6 +209,21 @@ class Archive {
   /// name (`origin/main`); nullopt when the branch has no upstream. Costs the commits
   /// between the two, not the history.
   Result<std::optional<std::pair<std::string, std::size_t>>> unpublished() const;
+  /// Whether commit is ancestor or one of its descendants (both revisions).
+  Result<bool> descends_from(std::string_view commit, std::string_view ancestor) const;
+  /// Puts the branch's commits that upstream (a revision) lacks on top of it, oldest first,
+  /// one new commit for each with its message, author and committer (names and times) kept:
+  /// its tree is upstream's plus that commit's change, raw/<source>/ subtrees replaced as the
+  /// commit left them (never a conflict), any other file taken from the side that changed it,
+  /// or from merge when both did. Then moves the branch once, atomically and only if nobody
+  /// moved it meanwhile, to the last new commit (a fast-forward when the branch has nothing
+  /// upstream lacks), after pointing kUnsyncedRef at where it was; then brings the index,
+  /// work tree and source index in step. Errc::git, the branch unmoved, when the two share
+  /// no history or a merge commit lies among the local ones. Hold the ArchiveLock; not
+  /// during a batch.
+  Result<ReplayReport> replay_onto(std::string_view upstream, const ReplayMerge& merge);
+  /// Deletes a ref (refs/...) if it exists.
+  Status delete_ref(std::string_view name);
   /// Whether the work tree's or the index's copy of path differs from the branch's (edits a
   /// commit of path would overwrite); false for a path that is nowhere.
   Result<bool> uncommitted(std::string_view path) const;

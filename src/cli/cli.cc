@@ -95,6 +95,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"add", cli::add_command},
     {"remove", cli::remove_command},
     {"poll", cli::poll_command},
+    {"sync", cli::sync_command},
     {"log", cli::log_command},
     {"show", cli::show_command},
     {"history", cli::history_command},

@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/notify.h"
+#include "cli/sync.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
@@ -31,6 +32,8 @@ struct PollFlags {
   std::string connect_timeout = "15s";
   std::string max_body = "50MiB";
   std::string shard;
+  bool sync = false;
+  std::string remote = "origin";
 };
 
 Result<std::size_t> parse_size(std::string_view text) {
@@ -168,12 +171,33 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
                                             text)};
   }
 
+  SyncOptions sync_options;
+  sync_options.remote = flags.remote;
+  if (auto ok = backoff_from_env(sync_options); !ok) return ok.error();
+  // --sync: the lock is taken here and held from the poll through the push, so no other
+  // writer comes between the commits and their publication.
+  std::optional<ArchiveLock> lock;
+  if (flags.sync) {
+    auto l = ArchiveLock::acquire(*archive, flags.wait);
+    if (!l) return l.error();
+    lock.emplace(std::move(*l));
+  }
+
   ProgressLine progress(progress_wanted(flags));
   options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
                                    std::size_t to_fetch) { progress.update(o, settled, to_fetch); };
-  auto report = poll(*archive, options);
+  auto report = lock ? poll(*archive, options, *lock) : poll(*archive, options);
   progress.erase();
   if (!report) return report.error();
+  std::optional<Result<SyncReport>> synced;
+  if (lock) {
+    synced.emplace(sync_archive(*archive, sync_options, *lock));
+    lock.reset();  // the hooks below take it for themselves
+    if (*synced)
+      for (auto& o : report->sources)
+        if (auto it = (*synced)->renamed.find(o.commit); it != (*synced)->renamed.end())
+          o.commit = it->second;
+  }
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
   if (report->sources.empty() && !flags.quiet) {
     if (options.shard)
@@ -207,7 +231,18 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
                     static_cast<double>(report->packs.micros) / 1000.0, report->packs.packs_after)
             .c_str(),
         stdout);
-  return report->failures() || after_poll_failures ? 1 : 0;
+  int code = report->failures() || after_poll_failures ? 1 : 0;
+  if (synced) {
+    std::fflush(stdout);
+    if (!*synced) return synced->error();  // the poll's commits are kept: exit 2 all the same
+    if (!(*synced)->failure.empty()) {
+      std::fputs(escape_terminal("sync: " + (*synced)->failure).append("\n").c_str(), stderr);
+      code = 1;
+    } else if (!flags.quiet) {
+      write_out(escape_terminal(sync_summary(**synced)) + "\n");
+    }
+  }
+  return code;
 }
 
 }  // namespace
@@ -231,6 +266,10 @@ Command poll_command(CLI::App& root, const Globals& globals) {
                   "Poll only shard K of N (K from 0): the sources whose URL's host hashes to K, "
                   "or that say `shard = K` in feeddiff.toml")
       ->type_name("K/N");
+  app->add_flag("--sync", flags->sync,
+                "Then publish the new commits as `feeddiff sync` does, without releasing the "
+                "archive's lock in between");
+  app->add_option("--remote", flags->remote, "The git remote --sync publishes to (default origin)");
   app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
   app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
   app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
@@ -266,7 +305,10 @@ Fleets: several pollers can share the sources, each running `poll --shard K/N` w
 K (0 to N-1) in its own clone. A source belongs to the shard its URL's host hashes to
 (FNV-1a, the same on every machine), so one machine polls each host and per-host limits,
 Retry-After and backoff hold across the fleet; `shard = K` in a source's table pins it.
-`feeddiff status --shard K/N` shows each source's shard. See docs/fleet.md.
+`feeddiff status --shard K/N` shows each source's shard. With --sync, each poll then
+publishes its commits to the shared branch of the git remote (`feeddiff sync --help`), in
+the same locked step: one push per poll round, which suits hosts that limit pushes. The exit
+code is the worse of the poll's and the sync's. See docs/fleet.md.
 
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet

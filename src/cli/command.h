@@ -32,6 +32,7 @@ struct Command {
 /// Each command file defines one of these.
 Command init_command(CLI::App& root, const Globals& globals);
 Command clone_command(CLI::App& root, const Globals& globals);
+Command sync_command(CLI::App& root, const Globals& globals);
 Command add_command(CLI::App& root, const Globals& globals);
 Command remove_command(CLI::App& root, const Globals& globals);
 Command poll_command(CLI::App& root, const Globals& globals);

@@ -105,6 +105,11 @@ for tests and reproducible runs.
 .B FEEDDIFF_PACK_LIMIT
 How many packs \fBpoll\fR lets .git/objects/pack hold before it rolls the smallest up into
 one, geometrically (default 50; 0: never).
+.TP
+.B FEEDDIFF_SYNC_BACKOFF
+\fIBASE_MS\fR[,\fICAP_MS\fR]: the wait of \fBsync\fR after a rejected push, doubling from
+BASE_MS up to CAP_MS, each wait a random one between half of that and all of it (default
+50,2000).
 )";
 
 constexpr std::string_view kFiles = R"(.TP
@@ -122,6 +127,13 @@ user:password from URLs given to \fBadd\fR (mode 0600), never committed.
 .TP
 .I .git/feeddiff/lock
 Held while a command writes.
+.TP
+.I .git/feeddiff/sync.json
+Per remote branch, the tip \fBsync\fR last fetched; a remote branch that no longer descends
+from it was rewritten, and sync stops.
+.TP
+.I refs/feeddiff/unsynced
+The branch as it was before \fBsync\fR last replayed it, until a push succeeds.
 )";
 
 constexpr std::string_view kSeeAlso =
@@ -156,7 +168,9 @@ std::string man_page(const CLI::App& app) {
   out << ".SH EXAMPLES\n" << verbatim(app.get_footer());
   out << ".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nSome sources failed (the others were "
          "recorded), or drift found (\\fBfixtures check\\fR), or the versions differ "
-         "(\\fBdiff\\fR).\n.TP\n.B 2\nAn error or a usage error; one line on standard error "
+         "(\\fBdiff\\fR), or \\fBsync\\fR could not publish (the remote unreachable, or every "
+         "push rejected; the local commits stay).\n.TP\n.B 2\nAn error or a usage error; one line "
+         "on standard error "
          "starting with \\(lqfeeddiff: error:\\(rq.\n";
   out << ".SH ENVIRONMENT\n" << kEnvironment;
   out << ".SH FILES\nIn the archive:\n" << kFiles;

@@ -38,8 +38,8 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
 
   auto text = archive.cache_read(cache_name(source));
   if (!text) return out;
-  // Read it all or nothing: a version line whose commit is not the history's at its
-  // position means the history was rewritten.
+  // A complete, well-formed cache, read up to the first version line whose commit is not the
+  // history's at its position; a torn or garbled one is not used at all.
   std::vector<Version> known;
   std::unordered_map<std::string, std::size_t> first_seen;
   std::vector<std::string> fields;
@@ -61,7 +61,12 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
     }
     if (!split_tab_fields(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
     const std::size_t k = known.size();
-    if (k >= out.commits_.size() || fields[1] != out.commits_[k]) return out;
+    if (k >= out.commits_.size() || fields[1] != out.commits_[k]) {
+      // The history was rewritten from here (a sync replayed the newest versions, a reset):
+      // what the versions before showed still holds, and only the rest is read again.
+      complete = true;
+      break;
+    }
     for (std::size_t i = 3; i < fields.size(); ++i) first_seen.emplace(std::move(fields[i]), k);
     known.push_back({std::move(fields[1]), std::move(fields[2])});
   }

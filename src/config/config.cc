@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "feeddiff/config.h"
@@ -396,6 +397,62 @@ std::string join_credentials(std::string_view url, std::string_view credentials)
                          (parts.userinfo ? parts.userinfo->size() + 1 : 0);
   return std::string(url.substr(0, authority)) + std::string(credentials) + "@" +
          std::string(url.substr(authority));
+}
+
+}  // namespace feeddiff
+
+namespace feeddiff {
+
+namespace {
+
+// A source table as format_config writes it: two are the same table when these are equal.
+std::string table_text(const SourceConfig* source) {
+  if (!source) return {};
+  Config one;
+  one.sources.push_back(*source);
+  return format_config(one);
+}
+
+}  // namespace
+
+Result<std::string> merge_config(std::string_view base, std::string_view upstream,
+                                 std::string_view local) {
+  auto b = parse_config(base);
+  if (!b) return b.error();
+  auto u = parse_config(upstream);
+  if (!u) return u.error();
+  auto l = parse_config(local);
+  if (!l) return l.error();
+  const auto collided = [](const std::string& what) {
+    return Error{Errc::conflict,
+                 fmt::format("feeddiff.toml: {} was edited both here and on the remote since "
+                             "they last met; make that edit on one machine only",
+                             what)};
+  };
+  Config out = *u;
+  std::set<std::string> names;
+  for (const auto& s : b->sources) names.insert(s.name);
+  for (const auto& s : l->sources) names.insert(s.name);
+  for (const std::string& name : names) {
+    const std::string bt = table_text(b->find(name)), lt = table_text(l->find(name));
+    if (bt == lt) continue;
+    const std::string ut = table_text(u->find(name));
+    if (ut == lt) continue;
+    if (ut != bt) return collided(fmt::format("source '{}'", name));
+    std::erase_if(out.sources, [&](const SourceConfig& s) { return s.name == name; });
+    if (const SourceConfig* mine = l->find(name)) out.sources.push_back(*mine);
+  }
+  if (!(l->notify == b->notify) && !(u->notify == l->notify)) {
+    if (!(u->notify == b->notify)) return collided("[notify]");
+    out.notify = l->notify;
+  }
+  if (!(l->insignificant == b->insignificant) && !(u->insignificant == l->insignificant)) {
+    if (!(u->insignificant == b->insignificant)) return collided("[insignificant]");
+    out.insignificant = l->insignificant;
+  }
+  std::sort(out.sources.begin(), out.sources.end(),
+            [](const SourceConfig& x, const SourceConfig& y) { return x.name < y.name; });
+  return format_config(out);
 }
 
 }  // namespace feeddiff

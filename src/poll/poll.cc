@@ -497,6 +497,10 @@ Result<Config> load_config(const Archive& archive) {
 Result<PollReport> poll(Archive& archive, const PollOptions& options) {
   auto lock = ArchiveLock::acquire(archive, options.wait_for_lock);
   if (!lock) return lock.error();
+  return poll(archive, options, *lock);
+}
+
+Result<PollReport> poll(Archive& archive, const PollOptions& options, const ArchiveLock&) {
   auto config = load_config(archive);
   if (!config) return config.error();
   auto state = load_state(archive);

@@ -16,6 +16,9 @@
 // is) makes the index rebuilt. A rebuild writes a new generation directory and then the tip
 // naming it, so a reader that loaded the old tip never reads half-rewritten files.
 //
+// When the tip is not an ancestor of head (a sync replayed the newest commits, a reset), the
+// index rewinds to the merge base (rewind below) instead of rebuilding from the root.
+//
 // Indexing a commit: the `raw` entry of its root tree against its first parent's (root trees
 // are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
 // feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
@@ -134,15 +137,13 @@ std::string generation_dir(const std::string& dir, unsigned generation) {
   return fmt::format("{}/g{}", dir, generation);
 }
 
-// Records [from, to) of a source's file, oldest first; nullopt when the file cannot cover
-// them or one is garbled, or their depths are not rising and within max_depth.
-std::optional<std::vector<git_oid>> read_records(const std::string& path, std::uint64_t from,
-                                                 std::uint64_t to, std::uint32_t max_depth) {
-  std::vector<git_oid> out;
-  if (from >= to) return out;
+// The bytes of records [from, to) of a source's file; nullopt when the file cannot cover them.
+std::optional<std::string> read_bytes(const std::string& path, std::uint64_t from,
+                                      std::uint64_t to) {
+  std::string bytes((to - from) * kRecord, '\0');
+  if (bytes.empty()) return bytes;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  std::string bytes((to - from) * kRecord, '\0');
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done,
@@ -153,14 +154,27 @@ std::optional<std::vector<git_oid>> read_records(const std::string& path, std::u
   }
   ::close(fd);
   if (done != bytes.size()) return std::nullopt;
+  return bytes;
+}
+
+std::uint32_t le32(const unsigned char* r) {
+  return r[0] | (r[1] << 8) | (r[2] << 16) | (static_cast<std::uint32_t>(r[3]) << 24);
+}
+
+// Records [from, to) of a source's file, oldest first; nullopt when the file cannot cover
+// them or one is garbled, or their depths are not rising and within max_depth.
+std::optional<std::vector<git_oid>> read_records(const std::string& path, std::uint64_t from,
+                                                 std::uint64_t to, std::uint32_t max_depth) {
+  std::vector<git_oid> out;
+  if (from >= to) return out;
+  auto bytes = read_bytes(path, from, to);
+  if (!bytes) return std::nullopt;
   std::uint32_t last_depth = 0;
   for (std::size_t i = 0; i < to - from; ++i) {
-    const auto* r = reinterpret_cast<const unsigned char*>(bytes.data() + i * kRecord);
-    const std::uint32_t depth =
-        r[20] | (r[21] << 8) | (r[22] << 16) | (static_cast<std::uint32_t>(r[23]) << 24);
-    const std::uint32_t check =
-        r[24] | (r[25] << 8) | (r[26] << 16) | (static_cast<std::uint32_t>(r[27]) << 24);
-    if (check != record_check(r) || depth <= last_depth || depth > max_depth) return std::nullopt;
+    const auto* r = reinterpret_cast<const unsigned char*>(bytes->data() + i * kRecord);
+    const std::uint32_t depth = le32(r + 20);
+    if (le32(r + 24) != record_check(r) || depth <= last_depth || depth > max_depth)
+      return std::nullopt;
     last_depth = depth;
     git_oid id;
     std::memcpy(id.id, r, 20);
@@ -189,6 +203,9 @@ struct Seen {
 // each with the escaped names it touched.
 struct Pending {
   bool rebuild = false;
+  // Rewound (see rewind): the tip's records are a prefix of its generation's files, copied
+  // into a new generation before the new ones are appended.
+  bool copy = false;
   std::uint32_t base_depth = 0;  // depth of the commit before the first one here
   std::vector<git_oid> ids;
   std::vector<std::vector<std::string>> touched;
@@ -325,6 +342,60 @@ Result<std::optional<Pending>> catch_up(git_repository* repo, const git_oid& hea
   return std::optional<Pending>(std::move(p));
 }
 
+// When the tip is not an ancestor of head (a sync replayed the local commits onto the
+// remote's, a `git reset`, an amend), the index up to the commit the tip's history and head
+// share: its records whose depth is at most that commit's, found by binary search in each
+// source's file. nullopt when no rewind applies (the tip is head or its ancestor) or none is
+// possible (no shared commit, a merge, a garbled file), which leaves it to catch_up:
+// a full rebuild when the tip is not on head's chain. The cost is the commits between the
+// tip and the shared one and log2(records) reads per source, not the history.
+std::optional<Tip> rewind(git_repository* repo, const std::string& dir, const Tip& tip,
+                          const git_oid& head) {
+  if (git_oid_equal(&tip.id, &head)) return std::nullopt;
+  git_oid base{};
+  if (git_merge_base(&base, repo, &tip.id, &head) != 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  if (git_oid_equal(&base, &tip.id)) return std::nullopt;
+  // base's depth: the tip's, less its distance down the tip's first-parent chain.
+  std::uint32_t depth = tip.depth;
+  for (git_oid id = tip.id; !git_oid_equal(&id, &base);) {
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &id) != 0) {
+      git_error_clear();
+      return std::nullopt;
+    }
+    git::CommitPtr owned(c);
+    if (git_commit_parentcount(c) != 1 || depth <= 1) return std::nullopt;
+    id = *git_commit_parent_id(c, 0);
+    --depth;
+  }
+  Tip out;
+  out.generation = tip.generation;
+  out.id = base;
+  out.depth = depth;
+  const std::string gdir = generation_dir(dir, tip.generation);
+  for (const auto& [name, count] : tip.counts) {
+    const std::string path = gdir + "/" + name;
+    // The first record deeper than base: records are in rising depth.
+    std::uint64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      auto r = read_bytes(path, mid, mid + 1);
+      if (!r) return std::nullopt;
+      const auto* rec = reinterpret_cast<const unsigned char*>(r->data());
+      if (le32(rec + 24) != record_check(rec)) return std::nullopt;
+      if (le32(rec + 20) <= depth)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo > 0) out.counts[name] = lo;
+  }
+  return out;
+}
+
 Status write_all(const std::string& path, std::string_view bytes, int flags) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
   if (fd < 0) return Error{Errc::io, fmt::format("cannot open {}: {}", path, std::strerror(errno))};
@@ -348,7 +419,7 @@ Status write_all(const std::string& path, std::string_view bytes, int flags) {
 // a rebuild), then the tip. The records are not fsync'd: after a power cut, a tip whose
 // records did not reach the disk fails its count check and the index is rebuilt.
 Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const Pending& p) {
-  if (p.ids.empty() && !p.rebuild) return Ok{};
+  if (p.ids.empty() && !p.rebuild && !p.copy) return Ok{};
   std::error_code ec;
   fs::create_directories(dir, ec);
   Tip tip;
@@ -356,7 +427,7 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
   for (std::size_t i = 0; i < p.ids.size(); ++i)
     for (const auto& name : p.touched[i])
       append_record(appended[name], p.ids[i], p.base_depth + static_cast<std::uint32_t>(i) + 1);
-  if (p.rebuild) {
+  if (p.rebuild || p.copy) {
     unsigned generation = old_tip ? old_tip->generation + 1 : 1;
     // Past any generation a killed rebuild left behind.
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -369,9 +440,31 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
     const std::string gdir = generation_dir(dir, generation);
     fs::create_directories(gdir, ec);
     if (ec) return Error{Errc::io, fmt::format("cannot create {}: {}", gdir, ec.message())};
+    std::set<std::string> linked;
+    if (p.copy && !p.rebuild)
+      for (const auto& [name, count] : old_tip->counts) {
+        const std::string from = generation_dir(dir, old_tip->generation) + "/" + name;
+        // A file the rewind keeps whole is linked, not copied (most sources: a replay
+        // rewrites the few newest commits). Appending to it is safe: a reader of the old
+        // tip ignores records past its count, as after any append.
+        struct stat st {};
+        if (::stat(from.c_str(), &st) == 0 &&
+            static_cast<std::uint64_t>(st.st_size) == count * kRecord &&
+            ::link(from.c_str(), (gdir + "/" + name).c_str()) == 0) {
+          linked.insert(name);
+          tip.counts[name] = count;
+          continue;
+        }
+        // The kept records, then the new ones.
+        auto kept = read_bytes(from, 0, count);
+        if (!kept) return Error{Errc::io, fmt::format("cannot read the index's {}", name)};
+        appended[name].insert(0, *kept);
+      }
     for (const auto& [name, bytes] : appended) {
-      if (auto ok = write_all(gdir + "/" + name, bytes, O_TRUNC); !ok) return ok;
-      tip.counts[name] = bytes.size() / kRecord;
+      const bool append = linked.contains(name);
+      if (auto ok = write_all(gdir + "/" + name, bytes, append ? O_APPEND : O_TRUNC); !ok)
+        return ok;
+      tip.counts[name] = (append ? tip.counts[name] : 0) + bytes.size() / kRecord;
     }
   } else {
     tip.generation = old_tip->generation;
@@ -417,10 +510,13 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
   const std::string key = escape(name);
   if (key.size() > kMaxFileName) return Answer{};
   std::optional<Tip> tip = load_tip(dir);
+  const std::optional<Tip> rewound = tip ? rewind(repo, dir, *tip, head) : std::nullopt;
+  if (rewound) tip = rewound;
   auto pending = catch_up(repo, head, tip);
   if (!pending) return pending.error();
   if (!*pending) return Answer{};
   Pending* p = &**pending;
+  p->copy = rewound.has_value() && !p->rebuild;
 
   // The new commits touching the source, newest first.
   std::vector<git_oid> out;
@@ -451,7 +547,7 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
       out.insert(out.end(), records->rbegin(), records->rend());
     }
   }
-  if ((p->rebuild || !p->ids.empty()) && may_write()) {
+  if ((p->rebuild || p->copy || !p->ids.empty()) && may_write()) {
     // Best effort: a cache that cannot be written is answered from all the same.
     if (auto ok = persist(dir, tip, *p); !ok && !p->rebuild) {
       if (auto rebuilt = catch_up(repo, head, std::nullopt); rebuilt && *rebuilt)
@@ -463,9 +559,12 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
 
 Status update(git_repository* repo, const std::string& dir, const git_oid& head) {
   std::optional<Tip> tip = load_tip(dir);
+  const std::optional<Tip> rewound = tip ? rewind(repo, dir, *tip, head) : std::nullopt;
+  if (rewound) tip = rewound;
   auto pending = catch_up(repo, head, tip);
   if (!pending) return pending.error();
   if (!*pending) return Ok{};  // a history it cannot hold: readers walk
+  (*pending)->copy = rewound.has_value() && !(*pending)->rebuild;
   if (auto ok = persist(dir, tip, **pending); ok || (*pending)->rebuild) return ok;
   // A file the tip's counts cannot trust: start again.
   auto rebuilt = catch_up(repo, head, std::nullopt);
