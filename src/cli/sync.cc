@@ -141,8 +141,11 @@ Result<SyncReport> sync_archive(Archive& archive, const SyncOptions& options,
   };
 
   for (report.tries = 1;; ++report.tries) {
-    auto fetched = run_git({"fetch", "--quiet", "--no-tags", "--", remote,
-                            fmt::format("+refs/heads/{}:{}", branch, tracking)},
+    // fetch.unpackLimit=1: what the other pollers pushed arrives as one pack, which poll's
+    // consolidation rolls up, instead of a loose file per object (git's default below 100
+    // objects), which nothing in a fleet would ever pack.
+    auto fetched = run_git({"-c", "fetch.unpackLimit=1", "fetch", "--quiet", "--no-tags", "--",
+                            remote, fmt::format("+refs/heads/{}:{}", branch, tracking)},
                            archive.work_dir());
     if (!fetched) return fetched.error();
     bool remote_empty = false;

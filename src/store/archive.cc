@@ -1053,6 +1053,9 @@ Result<ReplayReport> Archive::replay_onto(std::string_view upstream, const Repla
   }
 
   git::CommitPtr tip = std::move(*onto);
+  // What the replay writes, packed below: libgit2 writes each object loose, and a fleet
+  // syncing every round would pile up three files per commit for ever.
+  std::vector<pack::PackObject> written;
   for (auto it = local.rbegin(); it != local.rend(); ++it) {
     git_commit* c = it->get();
     git_commit* parent = nullptr;
@@ -1075,6 +1078,17 @@ Result<ReplayReport> Archive::replay_onto(std::string_view upstream, const Repla
                           parents) != 0)
       return git::last_error("writing a replayed commit");
     report.renamed.emplace_back(git::to_hex(*git_commit_id(c)), git::to_hex(made));
+    written.push_back({made, ""});
+    written.push_back({*tree_id, ""});
+    git_tree* before = nullptr;
+    if (git_commit_tree(&before, tip.get()) != 0) return git::last_error("reading a tree");
+    git::TreePtr before_owned(before);
+    for (std::size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+      const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+      const git_tree_entry* old = git_tree_entry_byname(before, git_tree_entry_name(e));
+      if (!old || !git_oid_equal(git_tree_entry_id(old), git_tree_entry_id(e)))
+        written.push_back({*git_tree_entry_id(e), git_tree_entry_name(e)});
+    }
     git_commit* next = nullptr;
     if (git_commit_lookup(&next, repo, &made) != 0) return git::last_error("reading a commit");
     tip.reset(next);
@@ -1083,6 +1097,20 @@ Result<ReplayReport> Archive::replay_onto(std::string_view upstream, const Repla
   const git_oid new_head = *git_commit_id(tip.get());
   report.head = git::to_hex(new_head);
 
+  if (!written.empty()) {
+    // One durable pack before the branch moves; then the loose copies go (a kill in between
+    // leaves both, which is harmless).
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) != 0) return git::last_error("opening the object store");
+    std::unique_ptr<git_odb, decltype(&git_odb_free)> odb_owned(odb, &git_odb_free);
+    if (auto ok = pack::write_pack(odb, written, impl_->git_dir + "/objects/pack"); !ok)
+      return ok.error();
+    if (git_odb_refresh(odb) != 0) return git::last_error("reading the new pack");
+    for (const pack::PackObject& o : written) {
+      const std::string hex = git::to_hex(o.id);
+      std::remove((impl_->git_dir + "/objects/" + hex.substr(0, 2) + "/" + hex.substr(2)).c_str());
+    }
+  }
   // The old commits stay reachable by a ref until a push has published the new ones.
   if (!local.empty()) {
     git_reference* ref = nullptr;

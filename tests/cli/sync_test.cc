@@ -155,6 +155,10 @@ TEST_CASE("four pollers syncing their shards for five rounds leave every version
     CHECK(run({"git", "-C", p, "status", "--porcelain"}).out.empty());
     auto status = run_feeddiff({"-C", p, "status"});
     CHECK_THAT(status.out, Catch::Contains("every commit is on origin/main"));
+    // Replays and fetches leave packs, not a loose file per object.
+    auto count = run({"git", "-C", p, "count-objects", "-v"});
+    INFO(count.out);
+    CHECK_THAT(count.out, Catch::StartsWith("count: 0\n"));
   }
   for (const std::string source : {"s0", "s1", "s2", "s3", "s97"}) {
     INFO(source);
