@@ -72,9 +72,9 @@ Result<Document> normalize_side(const std::string& body, const NormalizeOptions&
   return doc;
 }
 
-// normalize() of the two versions of a change, each on a thread of its own from the moment
-// its body is in hand: on a 20 MB feed each takes as long as the raw line diff, which runs
-// meanwhile. Joins before it goes, so declare it after the bodies it reads.
+// normalize() of the two versions of a change off the calling thread, which meanwhile runs
+// the raw line diff: a thread each, or one thread for both when both are large (see start).
+// Joins before it goes, so declare it after the bodies it reads.
 class Normalizing {
  public:
   // With text false, the canonical documents are not written: the item summary needs only

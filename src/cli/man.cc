@@ -128,7 +128,7 @@ user:password from URLs given to \fBadd\fR (mode 0600), never committed.
 .I .git/feeddiff/lock
 Held while a command writes.
 .TP
-.I .git/feeddiff/sync.json
+.I .git/feeddiff/sync-seen
 Per remote branch, the tip \fBsync\fR last fetched; a remote branch that no longer descends
 from it was rewritten, and sync stops.
 .TP

@@ -21,11 +21,11 @@ namespace {
 
 constexpr const char* kConfigFile = "feeddiff.toml";
 
-// .git/feeddiff/sync.json: per remote branch, the tip this archive last fetched, one line
+// .git/feeddiff/sync-seen: per remote branch, the tip this archive last fetched, one line
 // "REMOTE BRANCH COMMIT". The remote-tracking ref is not enough: a user's `git fetch` moves
 // it, and a rewrite would pass unseen.
 std::string seen_path(const Archive& archive) {
-  return archive.private_dir() + "/sync.json";
+  return archive.private_dir() + "/sync-seen";
 }
 
 std::map<std::pair<std::string, std::string>, std::string> load_seen(const Archive& archive) {
@@ -124,7 +124,7 @@ Result<SyncReport> sync_archive(Archive& archive, const SyncOptions& options,
 
   SyncReport report;
   report.upstream = remote + "/" + branch;
-  // What this archive last saw of the remote branch: sync.json, else (a fresh clone) the
+  // What this archive last saw of the remote branch: sync-seen, else (a fresh clone) the
   // remote-tracking ref as it stands before this fetch.
   std::string seen;
   if (auto s = load_seen(archive); s.count({remote, branch})) seen = s[{remote, branch}];
