@@ -183,8 +183,15 @@ class Archive {
   Result<CommitInfo> resolve(std::string_view revision) const;
   /// The file's bytes at that commit; nullopt when the path does not exist there.
   Result<std::optional<std::string>> read(std::string_view commit_id, std::string_view path) const;
-  /// The paths a commit changed against its first parent (all its paths for a root commit).
-  Result<std::vector<PathChange>> changes(std::string_view commit_id) const;
+  /// The id of the file's blob at that commit, without reading it; nullopt when the path is
+  /// not a file there. Equal ids mean equal bytes: a caller parses each version once.
+  Result<std::optional<std::string>> blob_id(std::string_view commit_id,
+                                             std::string_view path) const;
+  /// The paths a commit changed against its first parent (all its paths for a root commit);
+  /// with `under` (a directory such as `raw/NAME/`), only the paths inside it, found without
+  /// comparing the rest of the trees, so the cost does not grow with the number of sources.
+  Result<std::vector<PathChange>> changes(std::string_view commit_id,
+                                          std::string_view under = {}) const;
   /// A blob's bytes, by its full hex id (as PathChange gives it). Safe to call from several
   /// threads at once: each call reads through a handle of its own on .git/objects (which is
   /// why a batch's unflushed objects are not seen). Errc::not_found when there is no such
@@ -293,6 +300,13 @@ Status save_state(const Archive& archive, const State& state);
 /// new file created with mode (less the umask), so the bytes are never readable more widely
 /// than mode allows; pass 0600 for secrets.
 Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
+/// Replaces a file atomically (a temporary beside it, then a rename) without waiting for the
+/// disk: readers see the old bytes or the new, never a mix, but a power loss may lose either.
+/// For many files whose writer then calls sync_filesystem once before it records them done.
+Status write_file_replace(const std::string& path, std::string_view content);
+/// Flushes the file system that holds the directory (syncfs): every write_file_replace
+/// before it is then on disk. Errc::io naming the directory on failure.
+Status sync_filesystem(const std::string& path);
 /// fsyncs a directory, so that the renames and new names in it are on disk; Errc::io naming
 /// the directory when it cannot be opened or flushed.
 Status fsync_dir(const std::string& path);

@@ -597,6 +597,21 @@ Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
       std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
 }
 
+Result<std::optional<std::string>> Archive::blob_id(std::string_view commit_id,
+                                                    std::string_view path) const {
+  auto commit = lookup_commit(impl_->repo.get(), commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  git_tree_entry* entry = nullptr;
+  const std::string p(path);
+  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0)
+    return std::optional<std::string>{};
+  git::TreeEntryPtr owned(entry);
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<std::string>{};
+  return std::optional<std::string>(git::to_hex(*git_tree_entry_id(entry)));
+}
+
 Result<std::optional<std::string>> Archive::read_head(std::string_view path) const {
   auto head = impl_->head();
   if (!head) return head.error();
@@ -646,7 +661,8 @@ Result<bool> Archive::uncommitted(std::string_view path) const {
   return (flags & ~static_cast<unsigned int>(GIT_STATUS_IGNORED)) != 0;
 }
 
-Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) const {
+Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id,
+                                                 std::string_view under) const {
   git_repository* repo = impl_->repo.get();
   auto commit = lookup_commit(repo, commit_id);
   if (!commit) return commit.error();
@@ -662,10 +678,42 @@ Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) con
     if (!t) return t.error();
     parent_tree = std::move(*t);
   }
+  // Under a directory, its two trees are found by name (a binary search in each tree on the
+  // way down) and only they are compared: comparing the root trees would step through every
+  // entry of raw/, one per source, for a commit that changed one of them.
+  std::string prefix;
+  git::TreePtr old_under, new_under;
+  git_tree* old_side = parent_tree.get();
+  git_tree* new_side = tree->get();
+  if (!under.empty()) {
+    prefix = std::string(under);
+    if (!prefix.ends_with('/')) prefix += '/';
+    const std::string dir = prefix.substr(0, prefix.size() - 1);
+    auto subtree = [&](const git_tree* root, git::TreePtr& out) -> Status {
+      if (!root) return Ok{};
+      git_tree_entry* entry = nullptr;
+      if (git_tree_entry_bypath(&entry, root, dir.c_str()) != 0) return Ok{};
+      git::TreeEntryPtr owned(entry);
+      if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) return Ok{};
+      git_tree* found = nullptr;
+      if (git_tree_lookup(&found, repo, git_tree_entry_id(entry)) != 0)
+        return git::last_error(fmt::format("reading {}", dir));
+      out.reset(found);
+      return Ok{};
+    };
+    if (auto ok = subtree(old_side, old_under); !ok) return ok.error();
+    if (auto ok = subtree(new_side, new_under); !ok) return ok.error();
+    if (!old_under && !new_under) return std::vector<PathChange>{};
+    if (old_under && new_under &&
+        git_oid_equal(git_tree_id(old_under.get()), git_tree_id(new_under.get())))
+      return std::vector<PathChange>{};
+    old_side = old_under.get();
+    new_side = new_under.get();
+  }
   git_diff* diff = nullptr;
   git_diff_options options;
   git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);
-  if (git_diff_tree_to_tree(&diff, repo, parent_tree.get(), tree->get(), &options) != 0)
+  if (git_diff_tree_to_tree(&diff, repo, old_side, new_side, &options) != 0)
     return git::last_error("comparing trees");
   git::DiffPtr owned(diff);
   std::vector<PathChange> out;
@@ -674,14 +722,18 @@ Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id) con
     PathChange change;
     switch (delta->status) {
       case GIT_DELTA_ADDED:
-        change = {delta->new_file.path, ChangeKind::added, {}, git::to_hex(delta->new_file.id)};
+        change = {
+            prefix + delta->new_file.path, ChangeKind::added, {}, git::to_hex(delta->new_file.id)};
         break;
       case GIT_DELTA_DELETED:
-        change = {delta->old_file.path, ChangeKind::deleted, git::to_hex(delta->old_file.id), {}};
+        change = {prefix + delta->old_file.path,
+                  ChangeKind::deleted,
+                  git::to_hex(delta->old_file.id),
+                  {}};
         break;
       default:
-        change = {delta->new_file.path, ChangeKind::modified, git::to_hex(delta->old_file.id),
-                  git::to_hex(delta->new_file.id)};
+        change = {prefix + delta->new_file.path, ChangeKind::modified,
+                  git::to_hex(delta->old_file.id), git::to_hex(delta->new_file.id)};
     }
     out.push_back(std::move(change));
   }

@@ -132,6 +132,56 @@ TEST_CASE("history reads back: files at commits, changed paths, log by source", 
   CHECK(unknown.error().code == Errc::not_found);
 }
 
+TEST_CASE("changes under a directory are that directory's alone, with their full paths",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-changes-under");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  auto a1 = archive->commit(change("raw/a/response.xml", "a1", "a: added"));
+  CommitRequest both = change("raw/a/response.xml", "a2", "a and b");
+  both.files.push_back({"raw/b/response.xml", "b1"});
+  auto ab = archive->commit(both);
+  auto a3 = archive->commit(change("raw/a/response.json", "{}", "a: json"));
+  REQUIRE((a1 && ab && a3));
+
+  auto under_a = archive->changes(**ab, "raw/a/");
+  REQUIRE(under_a);
+  REQUIRE(under_a->size() == 1);
+  CHECK(under_a->front().path == "raw/a/response.xml");
+  CHECK(under_a->front().kind == ChangeKind::modified);
+  // The same ids as the whole comparison gives, and the blob id of the file at the commit.
+  auto whole = archive->changes(**ab);
+  REQUIRE(whole);
+  REQUIRE(whole->size() == 2);
+  CHECK(whole->front().path == "raw/a/response.xml");
+  CHECK(whole->front().old_blob == under_a->front().old_blob);
+  CHECK(whole->front().new_blob == under_a->front().new_blob);
+  CHECK(archive->blob_id(**ab, "raw/a/response.xml")->value() == under_a->front().new_blob);
+  CHECK(archive->blob_id(**a1, "raw/a/response.xml")->value() == under_a->front().old_blob);
+  CHECK_FALSE(archive->blob_id(**a1, "raw/b/response.xml")->has_value());
+  CHECK_FALSE(archive->blob_id(**a1, "raw/a")->has_value());  // a tree, not a file
+
+  // Without the trailing slash too; a directory the commit added; one it did not touch; one
+  // that does not exist; a root commit's.
+  auto under_b = archive->changes(**ab, "raw/b");
+  REQUIRE(under_b);
+  REQUIRE(under_b->size() == 1);
+  CHECK(under_b->front().path == "raw/b/response.xml");
+  CHECK(under_b->front().kind == ChangeKind::added);
+  CHECK(archive->changes(**a3, "raw/b/")->empty());
+  CHECK(archive->changes(**a3, "raw/zz/")->empty());
+  auto root = archive->resolve("HEAD~3");
+  REQUIRE(root);
+  auto root_changes = archive->changes(root->id, "raw/a/");
+  REQUIRE(root_changes);
+  CHECK(root_changes->empty());
+  auto json = archive->changes(**a3, "raw/a/");
+  REQUIRE(json);
+  REQUIRE(json->size() == 1);
+  CHECK(json->front().path == "raw/a/response.json");
+  CHECK(json->front().kind == ChangeKind::added);
+}
+
 TEST_CASE("the state file round-trips and is replaced atomically", "[store]") {
   const std::string dir = make_temp_dir("store-state");
   auto archive = Archive::init(dir, now_ms());

@@ -31,3 +31,21 @@ TEST_CASE("fsync_dir flushes a directory and names the one it cannot open", "[st
   REQUIRE_FALSE(status);
   CHECK(status.error().message.find("Not a directory") != std::string::npos);
 }
+
+TEST_CASE("write_file_replace swaps the bytes whole and sync_filesystem names what it cannot open",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-replace");
+  REQUIRE(write_file_replace(dir + "/page.html", "old"));
+  REQUIRE(write_file_replace(dir + "/page.html", "new bytes"));
+  CHECK(slurp(dir + "/page.html") == "new bytes");
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.exists();
+  CHECK(files == 1);  // no temporary left beside it
+  CHECK(sync_filesystem(dir));
+
+  const Status missing = sync_filesystem(dir + "/no-such-directory");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == Errc::io);
+  CHECK(missing.error().message.find("no-such-directory") != std::string::npos);
+  CHECK_FALSE(write_file_replace(dir + "/no-such-directory/page.html", "x"));
+}
