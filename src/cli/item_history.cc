@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/change.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
@@ -32,29 +33,27 @@ Result<Feed> parse_version(const Archive& archive, const std::string& blob) {
 }
 
 // The source's ignored fields at a commit, from feeddiff.toml as it was then (as show reads
-// them, so that both name the same cached summaries). The file is parsed again only when its
-// bytes differ from the last commit's.
+// them, so that both name the same cached summaries): feed_rules parses each version of the
+// file once.
 class IgnoredFields {
  public:
   IgnoredFields(const Archive& archive, std::string source)
       : archive_(archive), source_(std::move(source)) {}
 
   const std::vector<std::string>& at(const std::string& commit) {
-    auto toml = archive_.read(commit, "feeddiff.toml");
-    const std::string text = toml && *toml ? std::move(**toml) : std::string();
-    if (text == last_toml_ && read_once_) return ignore_;
+    auto blob = archive_.blob_id(commit, "feeddiff.toml");
+    const std::string id = blob && *blob ? **blob : std::string();
+    if (id == last_blob_ && read_once_) return ignore_;
     read_once_ = true;
-    last_toml_ = text;
-    ignore_.clear();
-    if (auto config = parse_config(text))
-      if (const SourceConfig* s = config->find(source_)) ignore_ = s->ignore;
+    last_blob_ = id;
+    ignore_ = feed_rules(archive_, commit, source_).ignore;
     return ignore_;
   }
 
  private:
   const Archive& archive_;
   std::string source_;
-  std::string last_toml_;
+  std::string last_blob_;
   bool read_once_ = false;
   std::vector<std::string> ignore_;
 };
@@ -78,7 +77,7 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
   std::optional<Feed> last_feed = Feed{};  // nullopt: not parsed (its diff came from the cache)
   for (auto it = commits->rbegin(); it != commits->rend(); ++it) {
     const CommitInfo& commit = *it;
-    auto changes = archive.changes(commit.id);
+    auto changes = archive.changes(commit.id, prefix);
     if (!changes) return changes.error();
     const PathChange* change = artifact_change(*changes, prefix);
     if (!change) continue;  // log says it touched the source: a merge's view, nothing to read

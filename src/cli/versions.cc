@@ -73,13 +73,19 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   if (!complete) return out;
   out.known_ = std::move(known);
   out.first_seen_ = std::move(first_seen);
+  out.written_ = out.known_.size();
+  for (std::size_t k = 0; k < out.known_.size(); ++k)
+    if (!out.known_[k].blob.empty()) out.by_blob_[out.known_[k].blob].push_back(k);
   return out;
 }
 
 std::optional<std::size_t> SourceVersions::ordinal(const std::string& commit) const {
-  // Newest first: the change asked about is nearly always a recent one.
+  // The one after the last answer first (site asks for a source's versions in order), then
+  // newest first: the change asked about is nearly always a recent one.
+  if (last_ordinal_ + 1 < commits_.size() && commits_[last_ordinal_ + 1] == commit)
+    return ++last_ordinal_;
   for (std::size_t k = commits_.size(); k-- > 0;)
-    if (commits_[k] == commit) return k;
+    if (commits_[k] == commit) return last_ordinal_ = k;
   return std::nullopt;
 }
 
@@ -91,7 +97,7 @@ void SourceVersions::learn(std::size_t n) {
   while (known_.size() < n) {
     const std::size_t k = known_.size();
     Version v{commits_[k], ""};
-    if (auto changes = archive_->changes(v.commit))
+    if (auto changes = archive_->changes(v.commit, prefix))
       for (const PathChange& c : *changes)
         if (c.path.starts_with(prefix) && !c.new_blob.empty()) v.blob = c.new_blob;
     if (!v.blob.empty())
@@ -100,8 +106,14 @@ void SourceVersions::learn(std::size_t n) {
         if (auto doc = normalize(*body, model_only))
           for (const Item& item : doc->feed.items) first_seen_.emplace(item.id, k);
       }
+    if (!v.blob.empty()) by_blob_[v.blob].push_back(k);
     known_.push_back(std::move(v));
   }
+  // Rewritten whole, so written when the versions known have doubled (or reach the newest):
+  // a first build that learns a source's versions one at a time writes O(versions) bytes,
+  // not their square. A process that stops between writes leaves less learnt, not wrong.
+  if (known_.size() < commits_.size() && known_.size() < 2 * written_ + 16) return;
+  written_ = known_.size();
   // Rewritten whole: ids are listed under the version that showed them first.
   std::vector<std::vector<const std::string*>> ids(known_.size());
   for (const auto& [id, k] : first_seen_)
@@ -128,9 +140,13 @@ bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) con
 std::optional<std::string> SourceVersions::reverted_to(const std::string& blob,
                                                        std::size_t ordinal) const {
   if (blob.empty() || ordinal < 2) return std::nullopt;
-  for (std::size_t k = std::min(ordinal - 1, known_.size()); k-- > 0;)
-    if (known_[k].blob == blob) return known_[k].commit;
-  return std::nullopt;
+  const auto it = by_blob_.find(blob);
+  if (it == by_blob_.end()) return std::nullopt;
+  // The newest version before ordinal - 1 (the parent) with those bytes.
+  const std::size_t limit = std::min(ordinal - 1, known_.size());
+  const auto after = std::lower_bound(it->second.begin(), it->second.end(), limit);
+  if (after == it->second.begin()) return std::nullopt;
+  return known_[*std::prev(after)].commit;
 }
 
 }  // namespace feeddiff::cli

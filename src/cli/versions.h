@@ -53,6 +53,9 @@ class SourceVersions {
   std::vector<std::string> commits_;                         // oldest first
   std::vector<Version> known_;                               // a prefix of commits_, with blobs
   std::unordered_map<std::string, std::size_t> first_seen_;  // id -> ordinal
+  std::unordered_map<std::string, std::vector<std::size_t>> by_blob_;  // blob -> ordinals
+  std::size_t written_ = 0;  // versions the cache held when last read or written
+  mutable std::size_t last_ordinal_ = ~std::size_t{0};  // ordinal()'s last answer
   std::size_t parsed_ = 0;
 };
 

@@ -372,7 +372,7 @@ class Poller {
     if (*committed && *previous) {
       // The items are read only once every commit of this poll is durable (derive_summaries):
       // whatever a body does to the parser, it cannot hold this or any other commit hostage.
-      auto changes = archive_.changes(**committed);
+      auto changes = archive_.changes(**committed, "raw/" + source.name + "/");
       if (!changes) return **committed;
       for (const PathChange& c : *changes)
         if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
