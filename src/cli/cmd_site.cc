@@ -220,7 +220,7 @@ Status write_if_changed(const fs::path& path, std::string_view content, Writes& 
     return Ok{};
   }
   if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
-  if (auto ok = write_file_atomic(path.string(), content); !ok) return ok;
+  if (auto ok = write_file_replace(path.string(), content); !ok) return ok;
   ++writes.written;
   return Ok{};
 }
@@ -656,8 +656,11 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
       !ok)
     return ok.error();
   // Last: a run that stops before this leaves the old tip, and the next one redoes its work.
-  Writes not_counted;
-  if (auto ok = write_if_changed(state_path, state.text(), not_counted); !ok) return ok.error();
+  // The pages were written without an fsync each; one flush of the file system puts them on
+  // disk before the state that says they are there.
+  if (auto ok = sync_filesystem(top.string()); !ok) return ok.error();
+  if (auto old = read_file(state_path.string()); !old || *old != state.text())
+    if (auto ok = write_file_atomic(state_path.string(), state.text()); !ok) return ok.error();
 
   if (writes.ignored)
     write_out(fmt::format("site: ignored {} malformed row{} in {}\n", writes.ignored,

@@ -28,7 +28,7 @@ Status save_feed_entry(const fs::path& state_dir, const ChangeView& view) {
   if (auto old = read_file(path.string()); old && *old == content) return Ok{};
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  return write_file_atomic(path.string(), content);
+  return write_file_replace(path.string(), content);
 }
 
 Result<std::string> source_feed(const Archive& archive, const fs::path& state_dir,
@@ -60,7 +60,7 @@ bool feeds_base_changed(const fs::path& state_dir, const std::string& base_url) 
 Status save_feeds_base(const fs::path& state_dir, const std::string& base_url) {
   std::error_code ec;
   fs::create_directories(state_dir, ec);
-  return write_file_atomic((state_dir / "feeds-base").string(), base_url + "\n");
+  return write_file_replace((state_dir / "feeds-base").string(), base_url + "\n");
 }
 
 }  // namespace feeddiff::cli

@@ -82,7 +82,7 @@ Result<std::size_t> write_item_pages(const Archive& archive, const fs::path& top
   if (auto old = read_file(path.string()); !old || *old != list) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    if (auto ok = write_file_atomic(path.string(), list); !ok) return ok.error();
+    if (auto ok = write_file_replace(path.string(), list); !ok) return ok.error();
   }
   return edited.size();
 }
