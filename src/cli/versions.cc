@@ -109,10 +109,12 @@ void SourceVersions::learn(std::size_t n) {
     if (!v.blob.empty()) by_blob_[v.blob].push_back(k);
     known_.push_back(std::move(v));
   }
-  // Rewritten whole, so written when the versions known have doubled (or reach the newest):
-  // a first build that learns a source's versions one at a time writes O(versions) bytes,
-  // not their square. A process that stops between writes leaves less learnt, not wrong.
-  if (known_.size() < commits_.size() && known_.size() < 2 * written_ + 16) return;
+  // Rewritten whole, so written when the versions known have doubled, or when the caller
+  // asked for every version before the newest (show or notify of the latest change, the
+  // common path, which then finds them all cached next time): a first build that learns a
+  // source's versions one at a time writes O(versions) bytes, not their square. A process
+  // that stops between writes leaves less learnt, not wrong.
+  if (n + 1 < commits_.size() && known_.size() < 2 * written_ + 16) return;
   written_ = known_.size();
   // Rewritten whole: ids are listed under the version that showed them first.
   std::vector<std::vector<const std::string*>> ids(known_.size());

@@ -94,6 +94,24 @@ TEST_CASE("an item absent from one version and back in the next is reappeared, n
   CHECK(again.out == json.out);
 }
 
+TEST_CASE("show of the newest change leaves the versions before it cached for the next show",
+          "[cli]") {
+  LeaveAndReturn feed;
+  const std::string cache = feed.archive.dir() + "/.git/feeddiff/cache/versions/6e657773";  // news
+  std::filesystem::remove_all(feed.archive.dir() + "/.git/feeddiff/cache");
+  auto first = feed.archive({"show", "--format", "json", feed.v3});
+  REQUIRE(first.exit_code == 0);
+  // The two versions before v3, each with its commit, in order.
+  const std::vector<std::string> rows = lines_of(slurp(cache));
+  REQUIRE(rows.size() >= 4);
+  CHECK(rows[0] == "feeddiff versions 1");
+  CHECK(rows[1].rfind("v\t" + feed.v1 + "\t", 0) == 0);
+  CHECK(rows[2].rfind("v\t" + feed.v2 + "\t", 0) == 0);
+  CHECK(rows[3] == "end");
+  auto second = feed.archive({"show", "--format", "json", feed.v3});
+  CHECK(second.out == first.out);
+}
+
 TEST_CASE("a version byte for byte an earlier one says which it reverted to", "[cli]") {
   LeaveAndReturn feed;
   auto text = feed.archive({"show", feed.v3});
