@@ -58,7 +58,7 @@ namespace {
 constexpr std::size_t kOverlapBytes = std::size_t{2} << 20;
 
 // normalize() of `body`, holding `large` while it runs when the body is large.
-Result<Document> normalize_side(const std::string& body, const NormalizeOptions& options,
+Result<Document> normalize_side(std::string_view body, const NormalizeOptions& options,
                                 std::mutex& large) {
   if (body.size() < kOverlapBytes) return normalize(body, options);
   const std::lock_guard<std::mutex> lock(large);
@@ -88,10 +88,10 @@ class Normalizing {
   // are normalized one after the other on one thread: the second parse reuses the pages the
   // first freed in that thread's malloc arena, where two threads (or a trim between them)
   // would fault ~100 MB of fresh pages in again for a 20 MB feed.
-  void start(const std::string& old_body, const std::string& new_body) {
+  void start(std::string_view old_body, std::string_view new_body) {
     if (old_body.size() >= kOverlapBytes && new_body.size() >= kOverlapBytes) {
       try {
-        old_side_ = std::thread([this, &old_body, &new_body] {
+        old_side_ = std::thread([this, old_body, new_body] {
           before.emplace(normalize(old_body, options_));
           after.emplace(normalize(new_body, options_));
         });
@@ -111,12 +111,11 @@ class Normalizing {
   std::optional<Result<Document>> before, after;  ///< set once joined, for a non-empty side
 
  private:
-  void start_side(const std::string& body, std::thread& side,
-                  std::optional<Result<Document>>& out) {
+  void start_side(std::string_view body, std::thread& side, std::optional<Result<Document>>& out) {
     if (body.empty() || side.joinable() || out) return;
     try {
       side =
-          std::thread([this, &body, &out] { out.emplace(normalize_side(body, options_, large_)); });
+          std::thread([this, body, &out] { out.emplace(normalize_side(body, options_, large_)); });
     } catch (const std::system_error&) {
       out.emplace(normalize(body, options_));  // no thread to be had: here and now
     }
@@ -197,7 +196,7 @@ class Versions {
   std::optional<Result<Document>> before, after;  ///< once joined, for a non-empty side
 
  private:
-  void run(const std::string& blob, std::string& body, std::optional<Result<Document>>& doc,
+  void run(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
            Status& read) {
     if (!blob.empty()) {
       if (auto r = archive_.read_blob(blob))
@@ -208,7 +207,7 @@ class Versions {
     bodies_.count_down();
     if (model_ && read && !body.empty()) doc.emplace(normalize_side(body, options_, large_));
   }
-  void start_side(const std::string& blob, std::string& body, std::optional<Result<Document>>& doc,
+  void start_side(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
                   Status& read, std::thread& side) {
     try {
       side = std::thread([this, &blob, &body, &doc, &read] { run(blob, body, doc, read); });
