@@ -167,7 +167,8 @@ void summarize(LoadedChange& change, bool normalized, const std::vector<std::str
 // The two versions of a recorded change, each read from its blob, and normalized when its
 // item model is wanted, on a thread of its own: for a typical feed, inflating the blob and
 // normalizing it each take about as long as the raw line diff, which runs as soon as both
-// bodies are in. Joins before it goes.
+// bodies are in. Without models, the new version is read on the calling thread, which would
+// only wait: a thread costs its stack and a malloc arena of its own. Joins before it goes.
 class Versions {
  public:
   Versions(const Archive& archive, LoadedChange& change, bool model, bool text)
@@ -179,7 +180,10 @@ class Versions {
   // Starts both sides; an empty blob id is an empty version (added or deleted).
   void start(const std::string& old_blob, const std::string& new_blob) {
     start_side(old_blob, change_.old_body, before, old_read_, old_side_);
-    start_side(new_blob, change_.new_body, after, new_read_, new_side_);
+    if (model_)
+      start_side(new_blob, change_.new_body, after, new_read_, new_side_);
+    else
+      run(new_blob, change_.new_body, after, new_read_);
   }
   // Waits until both bodies are in change.old_body and change.new_body; the first read error.
   Status wait_bodies() {
