@@ -89,12 +89,9 @@ class Normalizing {
   // first freed in that thread's malloc arena, where two threads (or a trim between them)
   // would fault ~100 MB of fresh pages in again for a 20 MB feed.
   void start(std::string_view old_body, std::string_view new_body) {
-    if (old_body.size() >= kOverlapBytes && new_body.size() >= kOverlapBytes) {
+    if (both_large(old_body, new_body)) {
       try {
-        old_side_ = std::thread([this, old_body, new_body] {
-          before.emplace(normalize(old_body, options_));
-          after.emplace(normalize(new_body, options_));
-        });
+        old_side_ = std::thread([this, old_body, new_body] { run_here(old_body, new_body); });
         return;
       } catch (const std::system_error&) {
         // no thread to be had: each side below starts its own, or runs here and now
@@ -106,6 +103,16 @@ class Normalizing {
   void join() {
     if (old_side_.joinable()) old_side_.join();
     if (new_side_.joinable()) new_side_.join();
+  }
+
+  // Whether start() would normalize the two versions one after the other.
+  static bool both_large(std::string_view old_body, std::string_view new_body) {
+    return old_body.size() >= kOverlapBytes && new_body.size() >= kOverlapBytes;
+  }
+  // Normalizes both versions on the calling thread, one after the other.
+  void run_here(std::string_view old_body, std::string_view new_body) {
+    before.emplace(normalize(old_body, options_));
+    after.emplace(normalize(new_body, options_));
   }
 
   std::optional<Result<Document>> before, after;  ///< set once joined, for a non-empty side
@@ -155,6 +162,28 @@ void summarize_docs(LoadedChange& change, bool normalized, const std::vector<std
 // raw line diff, which runs while the versions are normalized.
 void summarize(LoadedChange& change, bool normalized, const std::vector<std::string>& ignore,
                bool raw_diff, Normalizing& versions) {
+  if (raw_diff && Normalizing::both_large(change.old_body, change.new_body)) {
+    // Two large versions are parsed here and the raw line diff runs on a thread, not the
+    // other way round: the parses make millions of small allocations, which the main malloc
+    // arena takes from brk 128 KB at a time, where a thread's arena grows its heap a page (a
+    // system call) at a time: ~10,000 of them for a 20 MB feed. The line diff's few large
+    // buffers are mapped on their own wherever it runs.
+    change.view.diff_label = "raw";
+    std::thread raw;
+    try {
+      raw = std::thread(
+          [&change] { change.view.diff = diff_lines(change.old_body, change.new_body); });
+    } catch (const std::system_error&) {
+      // no thread to be had: the line diff runs after the parses
+    }
+    versions.run_here(change.old_body, change.new_body);
+    if (raw.joinable())
+      raw.join();
+    else
+      change.view.diff = diff_lines(change.old_body, change.new_body);
+    summarize_docs(change, normalized, ignore, versions.before, versions.after);
+    return;
+  }
   versions.start(change.old_body, change.new_body);
   if (raw_diff) {
     change.view.diff_label = "raw";
