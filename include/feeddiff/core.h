@@ -152,4 +152,16 @@ std::string sha1_hex(std::string_view data);
 /// one. Only a hint; small sizes just reserve.
 void reserve_large(std::string& buffer, std::size_t bytes);
 
+/// Asks for transparent huge pages over the whole 2 MB pages inside [data, data + bytes),
+/// when bytes is at least 4 MB (a hint; what reserve_large does after reserving).
+void advise_huge_pages(const void* data, std::size_t bytes);
+
+/// As reserve_large, for a vector: room for at least `count` elements, backed by huge pages
+/// where whole ones fit. Call it before the first write.
+template <class Vector>
+void reserve_large(Vector& vector, std::size_t count) {
+  vector.reserve(count);
+  advise_huge_pages(vector.data(), vector.capacity() * sizeof(*vector.data()));
+}
+
 }  // namespace feeddiff

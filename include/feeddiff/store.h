@@ -69,6 +69,46 @@ struct PathChange {
   std::string new_blob;                    ///< the file's blob id after; empty when deleted
 };
 
+/// Bytes shared without a copy: a blob's contents stay where libgit2 inflated them for as
+/// long as any copy of the Blob lives (a copy shares them; a moved-from Blob is empty). The
+/// default is empty. Converts to std::string_view, which is valid while the Blob lives.
+class Blob {
+ public:
+  /// No bytes.
+  Blob() = default;
+  /// A string's bytes, moved in (not copied).
+  explicit Blob(std::string bytes);
+  /// Bytes that owner keeps alive.
+  Blob(std::shared_ptr<const void> owner, std::string_view bytes)
+      : owner_(std::move(owner)), bytes_(bytes) {}
+  /// Shares the other's bytes.
+  Blob(const Blob&) = default;
+  /// Shares the other's bytes.
+  Blob& operator=(const Blob&) = default;
+  /// Takes the other's bytes, leaving it empty.
+  Blob(Blob&& other) noexcept
+      : owner_(std::move(other.owner_)), bytes_(std::exchange(other.bytes_, {})) {}
+  /// Takes the other's bytes, leaving it empty.
+  Blob& operator=(Blob&& other) noexcept {
+    owner_ = std::move(other.owner_);
+    bytes_ = std::exchange(other.bytes_, {});
+    return *this;
+  }
+
+  /// The bytes.
+  std::string_view view() const { return bytes_; }
+  /// The bytes.
+  operator std::string_view() const { return bytes_; }
+  /// Bytes held.
+  std::size_t size() const { return bytes_.size(); }
+  /// Whether no bytes are held.
+  bool empty() const { return bytes_.empty(); }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::string_view bytes_;
+};
+
 /// What `gc` did to the archive's object store (.git/objects).
 struct GcReport {
   std::uint64_t bytes_before = 0;  ///< bytes of objects, packs and indexes before
@@ -192,11 +232,11 @@ class Archive {
   /// comparing the rest of the trees, so the cost does not grow with the number of sources.
   Result<std::vector<PathChange>> changes(std::string_view commit_id,
                                           std::string_view under = {}) const;
-  /// A blob's bytes, by its full hex id (as PathChange gives it). Safe to call from several
-  /// threads at once: each call reads through a handle of its own on .git/objects (which is
-  /// why a batch's unflushed objects are not seen). Errc::not_found when there is no such
-  /// blob.
-  Result<std::string> read_blob(std::string_view blob_id) const;
+  /// A blob's bytes, by its full hex id (as PathChange gives it), as libgit2 inflated them (no
+  /// copy). Safe to call from several threads at once: each call reads through a handle of
+  /// its own on .git/objects (which is why a batch's unflushed objects are not seen).
+  /// Errc::not_found when there is no such blob.
+  Result<Blob> read_blob(std::string_view blob_id) const;
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
   /// at most limit of them (0: all).
   Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;

@@ -58,7 +58,7 @@ namespace {
 constexpr std::size_t kOverlapBytes = std::size_t{2} << 20;
 
 // normalize() of `body`, holding `large` while it runs when the body is large.
-Result<Document> normalize_side(const std::string& body, const NormalizeOptions& options,
+Result<Document> normalize_side(std::string_view body, const NormalizeOptions& options,
                                 std::mutex& large) {
   if (body.size() < kOverlapBytes) return normalize(body, options);
   const std::lock_guard<std::mutex> lock(large);
@@ -88,13 +88,10 @@ class Normalizing {
   // are normalized one after the other on one thread: the second parse reuses the pages the
   // first freed in that thread's malloc arena, where two threads (or a trim between them)
   // would fault ~100 MB of fresh pages in again for a 20 MB feed.
-  void start(const std::string& old_body, const std::string& new_body) {
-    if (old_body.size() >= kOverlapBytes && new_body.size() >= kOverlapBytes) {
+  void start(std::string_view old_body, std::string_view new_body) {
+    if (both_large(old_body, new_body)) {
       try {
-        old_side_ = std::thread([this, &old_body, &new_body] {
-          before.emplace(normalize(old_body, options_));
-          after.emplace(normalize(new_body, options_));
-        });
+        old_side_ = std::thread([this, old_body, new_body] { run_here(old_body, new_body); });
         return;
       } catch (const std::system_error&) {
         // no thread to be had: each side below starts its own, or runs here and now
@@ -108,15 +105,24 @@ class Normalizing {
     if (new_side_.joinable()) new_side_.join();
   }
 
+  // Whether start() would normalize the two versions one after the other.
+  static bool both_large(std::string_view old_body, std::string_view new_body) {
+    return old_body.size() >= kOverlapBytes && new_body.size() >= kOverlapBytes;
+  }
+  // Normalizes both versions on the calling thread, one after the other.
+  void run_here(std::string_view old_body, std::string_view new_body) {
+    before.emplace(normalize(old_body, options_));
+    after.emplace(normalize(new_body, options_));
+  }
+
   std::optional<Result<Document>> before, after;  ///< set once joined, for a non-empty side
 
  private:
-  void start_side(const std::string& body, std::thread& side,
-                  std::optional<Result<Document>>& out) {
+  void start_side(std::string_view body, std::thread& side, std::optional<Result<Document>>& out) {
     if (body.empty() || side.joinable() || out) return;
     try {
       side =
-          std::thread([this, &body, &out] { out.emplace(normalize_side(body, options_, large_)); });
+          std::thread([this, body, &out] { out.emplace(normalize_side(body, options_, large_)); });
     } catch (const std::system_error&) {
       out.emplace(normalize(body, options_));  // no thread to be had: here and now
     }
@@ -156,6 +162,28 @@ void summarize_docs(LoadedChange& change, bool normalized, const std::vector<std
 // raw line diff, which runs while the versions are normalized.
 void summarize(LoadedChange& change, bool normalized, const std::vector<std::string>& ignore,
                bool raw_diff, Normalizing& versions) {
+  if (raw_diff && Normalizing::both_large(change.old_body, change.new_body)) {
+    // Two large versions are parsed here and the raw line diff runs on a thread, not the
+    // other way round: the parses make millions of small allocations, which the main malloc
+    // arena takes from brk 128 KB at a time, where a thread's arena grows its heap a page (a
+    // system call) at a time: ~10,000 of them for a 20 MB feed. The line diff's few large
+    // buffers are mapped on their own wherever it runs.
+    change.view.diff_label = "raw";
+    std::thread raw;
+    try {
+      raw = std::thread(
+          [&change] { change.view.diff = diff_lines(change.old_body, change.new_body); });
+    } catch (const std::system_error&) {
+      // no thread to be had: the line diff runs after the parses
+    }
+    versions.run_here(change.old_body, change.new_body);
+    if (raw.joinable())
+      raw.join();
+    else
+      change.view.diff = diff_lines(change.old_body, change.new_body);
+    summarize_docs(change, normalized, ignore, versions.before, versions.after);
+    return;
+  }
   versions.start(change.old_body, change.new_body);
   if (raw_diff) {
     change.view.diff_label = "raw";
@@ -168,7 +196,8 @@ void summarize(LoadedChange& change, bool normalized, const std::vector<std::str
 // The two versions of a recorded change, each read from its blob, and normalized when its
 // item model is wanted, on a thread of its own: for a typical feed, inflating the blob and
 // normalizing it each take about as long as the raw line diff, which runs as soon as both
-// bodies are in. Joins before it goes.
+// bodies are in. Without models, the new version is read on the calling thread, which would
+// only wait: a thread costs its stack and a malloc arena of its own. Joins before it goes.
 class Versions {
  public:
   Versions(const Archive& archive, LoadedChange& change, bool model, bool text)
@@ -180,7 +209,10 @@ class Versions {
   // Starts both sides; an empty blob id is an empty version (added or deleted).
   void start(const std::string& old_blob, const std::string& new_blob) {
     start_side(old_blob, change_.old_body, before, old_read_, old_side_);
-    start_side(new_blob, change_.new_body, after, new_read_, new_side_);
+    if (model_)
+      start_side(new_blob, change_.new_body, after, new_read_, new_side_);
+    else
+      run(new_blob, change_.new_body, after, new_read_);
   }
   // Waits until both bodies are in change.old_body and change.new_body; the first read error.
   Status wait_bodies() {
@@ -197,7 +229,7 @@ class Versions {
   std::optional<Result<Document>> before, after;  ///< once joined, for a non-empty side
 
  private:
-  void run(const std::string& blob, std::string& body, std::optional<Result<Document>>& doc,
+  void run(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
            Status& read) {
     if (!blob.empty()) {
       if (auto r = archive_.read_blob(blob))
@@ -208,7 +240,7 @@ class Versions {
     bodies_.count_down();
     if (model_ && read && !body.empty()) doc.emplace(normalize_side(body, options_, large_));
   }
-  void start_side(const std::string& blob, std::string& body, std::optional<Result<Document>>& doc,
+  void start_side(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
                   Status& read, std::thread& side) {
     try {
       side = std::thread([this, &blob, &body, &doc, &read] { run(blob, body, doc, read); });

@@ -14,8 +14,8 @@ namespace feeddiff::cli {
 
 /// A change and the bodies its diff views; keep it alive while the view is used.
 struct LoadedChange {
-  std::string old_body;       ///< the artifact before (empty when added)
-  std::string new_body;       ///< the artifact at the commit (empty when deleted)
+  Blob old_body;              ///< the artifact before (empty when added)
+  Blob new_body;              ///< the artifact at the commit (empty when deleted)
   std::string old_canonical;  ///< normalize(old_body), when it parsed and was asked for
   std::string new_canonical;  ///< normalize(new_body), when it parsed and was asked for
   CommitInfo commit;          ///< the commit

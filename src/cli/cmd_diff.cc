@@ -66,8 +66,8 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
     change->view.timestamp_kind = "-";
     for (const auto& name : recorded_header_names()) change->view.headers.push_back({name, {}});
   }
-  change->old_body = std::move(a->bytes);
-  change->new_body = std::move(b->bytes);
+  change->old_body = Blob(std::move(a->bytes));
+  change->new_body = Blob(std::move(b->bytes));
   ChangeView& v = change->view;
   v.title = fmt::format("{} -> {}", a->label, b->label);
   v.path = b->label;

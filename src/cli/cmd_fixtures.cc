@@ -82,8 +82,8 @@ Result<std::vector<Recorded>> load_fixtures(const fs::path& dir) {
 std::string change_summary(const Recorded& fixture, const std::string& new_body,
                            const CommitMessage& response, std::size_t max_lines) {
   LoadedChange change;
-  change.old_body = fixture.body.value_or("");
-  change.new_body = new_body;
+  change.old_body = Blob(fixture.body.value_or(""));
+  change.new_body = Blob(new_body);
   ChangeView& v = change.view;
   v.title =
       version_title(fixture.name, !fixture.body, new_body.size(), response.status.value_or("?"));

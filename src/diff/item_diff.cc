@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/diff.h"
 
 namespace feeddiff {
@@ -323,7 +324,11 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     if (match[j] != kNone) common_old.push_back(match[j]);
   const std::vector<bool> in_order = longest_increasing(common_old);
 
-  d.items.reserve(new_feed.items.size() / 4);
+  // At most one change per new item and per old one left unmatched, reserved at once: a
+  // vector grown by doubling moves every change again and faults in fresh pages each time
+  // (a rewritten 20 MB feed has ~65,000 changes), while reserved pages never written cost
+  // nothing.
+  reserve_large(d.items, new_feed.items.size() + old_feed.items.size() - common_old.size());
   std::size_t c = 0;
   for (std::size_t j = 0; j < new_feed.items.size(); ++j) {
     const Item& n = new_feed.items[j];

@@ -30,6 +30,7 @@
 #include <numeric>
 #include <utility>
 
+#include "feeddiff/core.h"
 #include "feeddiff/diff.h"
 
 namespace feeddiff {
@@ -69,7 +70,7 @@ std::vector<std::string_view> split_with_ends(std::string_view text) {
     q = static_cast<const char*>(nl) + 1;
   }
   std::vector<std::string_view> lines;
-  lines.reserve(count);
+  reserve_large(lines, count);  // 16 bytes a line: megabytes for a 20 MB feed
   while (p < end) {
     const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
     const char* stop = nl ? static_cast<const char*>(nl) + 1 : end;
@@ -87,9 +88,10 @@ class LineTable {
   explicit LineTable(std::size_t expected) {
     std::size_t capacity = 64;
     while (capacity < expected * 2) capacity <<= 1;
+    reserve_large(slots_, capacity);
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
-    lines_.reserve(expected);
+    reserve_large(lines_, expected);
   }
 
   Id intern(std::string_view line) { return lookup(line, true); }
@@ -441,7 +443,7 @@ std::vector<Hunk> build_hunks(const std::vector<std::string_view>& old_lines,
     // As GNU diff and git: an empty side names the line before it.
     hunk.old_start = hunk.old_count == 0 ? old_begin : old_begin + 1;
     hunk.new_start = hunk.new_count == 0 ? new_begin : new_begin + 1;
-    hunk.lines.reserve(hunk.old_count + hunk.new_count);
+    reserve_large(hunk.lines, hunk.old_count + hunk.new_count);
     std::size_t i = old_begin;
     for (std::size_t c = k; c <= last; ++c) {
       for (; i < changes[c].i1; ++i)

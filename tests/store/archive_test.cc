@@ -252,15 +252,15 @@ TEST_CASE("a blob reads back by the id the commit's changes give, from several t
   CHECK(c.new_blob ==
         run({"git", "-C", dir, "rev-parse", **second + ":raw/s/response.xml"}).out.substr(0, 40));
 
-  Result<std::string> old_body = Error{Errc::internal, ""}, new_body = Error{Errc::internal, ""};
+  Result<Blob> old_body = Error{Errc::internal, ""}, new_body = Error{Errc::internal, ""};
   std::thread a([&] { old_body = archive->read_blob(c.old_blob); });
   std::thread b([&] { new_body = archive->read_blob(c.new_blob); });
   a.join();
   b.join();
   REQUIRE(old_body);
   REQUIRE(new_body);
-  CHECK(*old_body == v1);
-  CHECK(*new_body == v2);
+  CHECK(old_body->view() == v1);
+  CHECK(new_body->view() == v2);
 
   auto missing = archive->read_blob(std::string(40, '0'));
   REQUIRE_FALSE(missing);
@@ -287,4 +287,39 @@ TEST_CASE("the cache keeps values under safe names only, inside .git/feeddiff/ca
   CHECK_FALSE(std::filesystem::exists(dir + "/escape"));
   // The cache is not part of the archive: git does not see it.
   CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
+}
+
+TEST_CASE("a blob's bytes outlive the archive that read them, and copies share them", "[store]") {
+  const std::string dir = make_temp_dir("store-blob-owner");
+  const std::string body = "<rss>" + std::string(300'000, 'x') + "</rss>";
+  Blob blob;
+  CHECK(blob.empty());
+  {
+    auto archive = Archive::init(dir, now_ms());
+    REQUIRE(archive);
+    auto id = archive->commit(change("raw/s/response.xml", body, "s: added"));
+    REQUIRE(id);
+    REQUIRE(*id);
+    auto changes = archive->changes(**id);
+    REQUIRE(changes);
+    REQUIRE(changes->size() == 1);
+    auto read = archive->read_blob(changes->front().new_blob);
+    REQUIRE(read);
+    blob = std::move(*read);
+    CHECK(read->empty());  // a moved-from Blob holds nothing
+  }
+  // The archive (and its object database) is gone; the bytes are still there.
+  CHECK(blob.size() == body.size());
+  CHECK(blob.view() == body);
+  const Blob copy = blob;
+  blob = Blob();
+  CHECK(blob.empty());
+  CHECK(std::string_view(copy) == body);
+
+  // A string moved in is not copied: the view is of the same bytes.
+  std::string text(100'000, 'y');
+  const char* data = text.data();
+  const Blob owned(std::move(text));
+  CHECK(owned.view().data() == data);
+  CHECK(owned.size() == 100'000);
 }
