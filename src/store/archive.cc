@@ -576,20 +576,32 @@ Result<CommitInfo> Archive::resolve(std::string_view revision) const {
   return info_of(commit->get());
 }
 
-Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
-                                                 std::string_view path) const {
-  auto commit = lookup_commit(impl_->repo.get(), commit_id);
+namespace {
+
+// The blob id of a file at a commit; nullopt when the path is not a file there.
+Result<std::optional<git_oid>> file_at(git_repository* repo, std::string_view commit_id,
+                                       std::string_view path) {
+  auto commit = lookup_commit(repo, commit_id);
   if (!commit) return commit.error();
   auto tree = tree_of(commit->get());
   if (!tree) return tree.error();
   git_tree_entry* entry = nullptr;
-  std::string p(path);
-  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0)
-    return std::optional<std::string>{};
+  const std::string p(path);
+  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0) return std::optional<git_oid>{};
   git::TreeEntryPtr owned(entry);
-  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<std::string>{};
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<git_oid>{};
+  return std::optional<git_oid>(*git_tree_entry_id(entry));
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
+                                                 std::string_view path) const {
+  auto id = file_at(impl_->repo.get(), commit_id, path);
+  if (!id) return id.error();
+  if (!*id) return std::optional<std::string>{};
   git_blob* blob = nullptr;
-  if (git_blob_lookup(&blob, impl_->repo.get(), git_tree_entry_id(entry)) != 0)
+  if (git_blob_lookup(&blob, impl_->repo.get(), &**id) != 0)
     return git::last_error(fmt::format("reading {}", path));
   git::BlobPtr blob_owned(blob);
   const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
@@ -599,17 +611,10 @@ Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
 
 Result<std::optional<std::string>> Archive::blob_id(std::string_view commit_id,
                                                     std::string_view path) const {
-  auto commit = lookup_commit(impl_->repo.get(), commit_id);
-  if (!commit) return commit.error();
-  auto tree = tree_of(commit->get());
-  if (!tree) return tree.error();
-  git_tree_entry* entry = nullptr;
-  const std::string p(path);
-  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0)
-    return std::optional<std::string>{};
-  git::TreeEntryPtr owned(entry);
-  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<std::string>{};
-  return std::optional<std::string>(git::to_hex(*git_tree_entry_id(entry)));
+  auto id = file_at(impl_->repo.get(), commit_id, path);
+  if (!id) return id.error();
+  if (!*id) return std::optional<std::string>{};
+  return std::optional<std::string>(git::to_hex(**id));
 }
 
 Result<std::optional<std::string>> Archive::read_head(std::string_view path) const {

@@ -29,19 +29,29 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
-Status fsync_dir(const std::string& path) {
-  // A rename is in the directory, not in either file: until the directory itself reaches the
-  // disk, a power loss can bring back the old name (or no name at all) for a file whose
-  // bytes were fsync'd.
+namespace {
+
+// Opens the directory and flushes it with flush (fsync: its entries; syncfs: its file
+// system), naming the directory in the error.
+Status flush_directory(const std::string& path, int (*flush)(int), std::string_view what) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return io_error("cannot open directory", path);
-  if (::fsync(fd) != 0) {
-    Error e = io_error("cannot flush directory", path);
+  if (flush(fd) != 0) {
+    Error e = io_error(what, path);
     ::close(fd);
     return e;
   }
   if (::close(fd) != 0) return io_error("cannot close directory", path);
   return Ok{};
+}
+
+}  // namespace
+
+Status fsync_dir(const std::string& path) {
+  // A rename is in the directory, not in either file: until the directory itself reaches the
+  // disk, a power loss can bring back the old name (or no name at all) for a file whose
+  // bytes were fsync'd.
+  return flush_directory(path, ::fsync, "cannot flush directory");
 }
 
 namespace {
@@ -93,15 +103,7 @@ Status write_file_replace(const std::string& path, std::string_view content) {
 Status sync_filesystem(const std::string& path) {
   // One syncfs for the thousands of files a site run writes: an fsync per file and per
   // directory was an eighth of a first build's time.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open directory", path);
-  if (::syncfs(fd) != 0) {
-    Error e = io_error("cannot flush the file system of", path);
-    ::close(fd);
-    return e;
-  }
-  ::close(fd);
-  return Ok{};
+  return flush_directory(path, ::syncfs, "cannot flush the file system of");
 }
 
 Result<std::string> read_file(const std::string& path) {
