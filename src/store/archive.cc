@@ -462,7 +462,8 @@ Status Archive::flush() {
   std::unique_ptr<git_odb, decltype(&git_odb_free)> odb(odb_raw, &git_odb_free);
 
   // 1. The objects, as one pack, durable before anything names them.
-  if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok) return ok;
+  if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok)
+    return ok.error();
   if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
   failpoint(Failpoint::pack_in_place);
 

@@ -100,15 +100,8 @@ Result<ConsolidateReport> Archive::consolidate_packs(std::size_t limit) {
 
   auto rolled = pack::roll_up(stems, pack_dir);
   if (!rolled) return rolled.error();
-  // The pack before its index, each rename durable before the next: a reader finds a pack
-  // through its index, so it never sees an index whose pack is missing.
   const std::string name = pack_dir + "/" + rolled->name;
-  if (::rename(rolled->tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
-    return Error{Errc::io, fmt::format("cannot rename {}", rolled->tmp_pack)};
-  if (auto ok = fsync_dir(pack_dir); !ok) return ok.error();
-  if (::rename(rolled->tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
-    return Error{Errc::io, fmt::format("cannot rename {}", rolled->tmp_idx)};
-  if (auto ok = fsync_dir(pack_dir); !ok) return ok.error();
+  if (auto ok = pack::install(*rolled, pack_dir); !ok) return ok.error();
   failpoint(Failpoint::consolidate_written);
 
   // Only now the old packs go, each index before its pack: a reader that no longer finds

@@ -12,6 +12,7 @@
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
+#include "store/pack_writer.h"
 
 namespace feeddiff {
 
@@ -26,6 +27,40 @@ std::string delta_name(const std::string& path) {
   const auto slash = path.rfind('/');
   if (slash == std::string::npos) return path;
   return path.substr(slash + 1) + "|" + path.substr(0, slash);
+}
+
+// The raw/ tree: one entry per source, rewritten by every commit. libgit2's packbuilder
+// tries only 10 neighbours as delta bases, so its chains of these trees restart whole every
+// ~120 versions (each a full copy of a tree of ids, which do not compress); git gc
+// --aggressive's window of 250 builds shallow fans instead. These trees are packed apart,
+// as hub_chains plans, and the two packs rolled into one.
+constexpr std::string_view kBigTreePath = "raw";
+
+// Every kHubSpan-th version is a hub, delta'd against the hub before it, at most kHubDepth
+// hubs deep; the versions between chain from their hub. No chain is deeper than
+// pack::kMaxDepth, and a whole tree is stored once per (kHubDepth + 1) * kHubSpan versions
+// (650) where a plain chain stores one per 50.
+constexpr std::size_t kHubSpan = 25;
+constexpr int kHubDepth = pack::kMaxDepth - static_cast<int>(kHubSpan);
+
+std::vector<pack::PackObject> hub_chains(const std::vector<git_oid>& versions) {
+  std::vector<pack::PackObject> out;
+  out.reserve(versions.size());
+  int hub_depth = 0;
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    pack::PackObject o{versions[i], std::string(kBigTreePath), i - 1};
+    if (i % kHubSpan == 0) {
+      if (i == 0 || hub_depth == kHubDepth) {
+        o.base = pack::PackObject::kWhole;
+        hub_depth = 0;
+      } else {
+        o.base = i - kHubSpan;
+        ++hub_depth;
+      }
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 struct Usage {
@@ -55,6 +90,7 @@ struct Collector {
   git_repository* repo;
   git_packbuilder* pb;
   std::unordered_set<std::string> seen;
+  std::vector<git_oid> big_trees;  // raw/ trees, newest first: packed apart
   int error = 0;
 
   // True the first time an object is seen.
@@ -70,7 +106,14 @@ struct Collector {
     const git_object_t type = git_tree_entry_type(entry);
     if (type == GIT_OBJECT_COMMIT) return 1;  // a submodule's commit is not ours
     const std::string path = std::string(root) + git_tree_entry_name(entry);
-    const bool fresh = self->insert(*git_tree_entry_id(entry), path);
+    const git_oid& id = *git_tree_entry_id(entry);
+    bool fresh = false;
+    if (type == GIT_OBJECT_TREE && path == kBigTreePath) {
+      fresh = self->seen.insert(git::to_hex(id)).second;
+      if (fresh) self->big_trees.push_back(id);
+    } else {
+      fresh = self->insert(id, path);
+    }
     if (self->error) return -1;
     return fresh ? 0 : 1;  // a tree seen before: its contents are in already
   }
@@ -127,7 +170,7 @@ Result<GcReport> Archive::gc() {
   std::unique_ptr<git_packbuilder, decltype(&git_packbuilder_free)> pb(pb_raw,
                                                                        &git_packbuilder_free);
   git_packbuilder_set_threads(pb.get(), 0);  // one delta-search thread per CPU
-  Collector collect{repo, pb.get(), {}, 0};
+  Collector collect{repo, pb.get(), {}, {}, 0};
 
   // Everything reachable from a ref, a reflog entry, HEAD or the index.
   git_revwalk* walk_raw = nullptr;
@@ -204,8 +247,22 @@ Result<GcReport> Archive::gc() {
   // The new pack, durable, before anything old goes.
   if (git_packbuilder_write(pb.get(), pack_dir.c_str(), 0, nullptr, nullptr) != 0)
     return git::last_error("writing the pack");
-  report.objects = git_packbuilder_object_count(pb.get());
-  const std::string keep = std::string("pack-") + git_packbuilder_name(pb.get());
+  report.objects = git_packbuilder_object_count(pb.get()) + collect.big_trees.size();
+  std::string keep = std::string("pack-") + git_packbuilder_name(pb.get());
+  if (!collect.big_trees.empty()) {
+    git_odb* odb_raw = nullptr;
+    if (git_repository_odb(&odb_raw, repo) != 0)
+      return git::last_error("opening the object database");
+    git::OdbPtr odb(odb_raw);
+    auto trees = pack::write_pack(odb.get(), hub_chains(collect.big_trees), pack_dir);
+    if (!trees) return trees.error();
+    // One pack again. Killed before the old packs go, both new packs stay beside them:
+    // every object is still there, some twice, and the next gc removes the extra copies.
+    auto rolled = pack::roll_up({keep, *trees}, pack_dir);
+    if (!rolled) return rolled.error();
+    if (auto ok = pack::install(*rolled, pack_dir); !ok) return ok.error();
+    keep = rolled->name;
+  }
 
   // An old pack goes only when the new one holds every object in it. Another process may
   // have written a pack meanwhile (a `git fetch`, a killed poll's leftovers that someone may

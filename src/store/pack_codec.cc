@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace feeddiff::pack {
 
@@ -79,7 +80,94 @@ void put_copy(std::string& out, std::size_t offset, std::size_t size) {
   }
 }
 
+// One entry of a tree object: "<mode> <name>\0<20-byte id>".
+struct TreeEntry {
+  std::size_t start = 0;  // of the entry in its tree
+  std::size_t end = 0;    // one past its id
+  std::string_view name;
+  bool is_tree = false;
+};
+
+// Reads the entry at pos in tree into e; false when the bytes there are no entry.
+bool tree_entry_at(std::string_view tree, std::size_t pos, TreeEntry& e) {
+  const std::size_t space = tree.find(' ', pos);
+  if (space == std::string_view::npos) return false;
+  const std::size_t nul = tree.find('\0', space);
+  if (nul == std::string_view::npos || tree.size() - nul - 1 < 20) return false;
+  e = TreeEntry{pos, nul + 21, tree.substr(space + 1, nul - space - 1),
+                tree.substr(pos, space - pos) == "40000"};
+  return true;
+}
+
+// git's order of tree entries (base_name_compare): by name, a tree's as if it ended in '/'.
+int compare_entries(const TreeEntry& a, const TreeEntry& b) {
+  const std::size_t n = std::min(a.name.size(), b.name.size());
+  if (const int c = std::memcmp(a.name.data(), b.name.data(), n); c != 0) return c;
+  const auto next = [n](const TreeEntry& e) -> unsigned char {
+    return n < e.name.size() ? static_cast<unsigned char>(e.name[n]) : (e.is_tree ? '/' : '\0');
+  };
+  return static_cast<int>(next(a)) - static_cast<int>(next(b));
+}
+
+void put_insert(std::string& out, std::string_view data) {
+  while (!data.empty()) {
+    const std::size_t n = std::min<std::size_t>(127, data.size());
+    out.push_back(static_cast<char>(n));
+    out.append(data.substr(0, n));
+    data.remove_prefix(n);
+  }
+}
+
 }  // namespace
+
+std::string tree_delta(std::string_view base, std::string_view target) {
+  if (target.size() < 64 || base.size() > 0xffffffffu) return {};
+  std::string delta;
+  put_varint(delta, base.size());
+  put_varint(delta, target.size());
+  // A merge of the two sorted entry lists: an entry whose bytes are in base is copied, in
+  // one op with its neighbours when they follow each other in base too.
+  std::size_t copy_from = 0, copy_size = 0, insert_from = 0, insert_size = 0;
+  const auto flush = [&] {
+    put_copy(delta, copy_from, copy_size);
+    copy_size = 0;
+    put_insert(delta, target.substr(insert_from, insert_size));
+    insert_size = 0;
+  };
+  TreeEntry b, t;
+  bool in_base = !base.empty();  // b is an entry of base not yet passed
+  if (in_base && !tree_entry_at(base, 0, b)) return {};
+  for (std::size_t pos = 0; pos < target.size();) {
+    if (!tree_entry_at(target, pos, t)) return {};
+    while (in_base && compare_entries(b, t) < 0) {
+      if (b.end == base.size())
+        in_base = false;
+      else if (!tree_entry_at(base, b.end, b))
+        return {};
+    }
+    const std::size_t size = t.end - t.start;
+    if (in_base && b.end - b.start == size &&
+        base.compare(b.start, size, target.substr(t.start, size)) == 0) {
+      if (insert_size) flush();
+      if (copy_size && copy_from + copy_size == b.start) {
+        copy_size += size;
+      } else {
+        flush();
+        copy_from = b.start;
+        copy_size = size;
+      }
+    } else {
+      if (copy_size) flush();
+      if (!insert_size) insert_from = t.start;
+      insert_size += size;
+    }
+    pos = t.end;
+    if (delta.size() + insert_size > target.size() / 2) return {};
+  }
+  flush();
+  if (delta.size() > target.size() / 2) return {};
+  return delta;
+}
 
 std::string prefix_suffix_delta(std::string_view base, std::string_view target) {
   if (target.size() < 64 || base.size() > 0xffffffffu) return {};

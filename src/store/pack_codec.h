@@ -21,4 +21,10 @@ void zlib_compress(std::string_view data, std::string& out);
 /// empty when such a delta would not save at least half of target.
 std::string prefix_suffix_delta(std::string_view base, std::string_view target);
 
+/// A git delta that turns tree object base into tree object target entry by entry: runs of
+/// entries the two share are copied, the rest inserted, wherever they sit (two versions of a
+/// raw/ tree some commits apart differ in scattered entries). Empty when either is no
+/// well-formed tree or the delta would not save at least half of target.
+std::string tree_delta(std::string_view base, std::string_view target);
+
 }  // namespace feeddiff::pack

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,8 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Deltas chain at most this deep, so reading the newest version stays cheap.
-constexpr int kMaxDepth = 50;
 constexpr int kOfsDelta = 6;
 // Objects read, delta'd and compressed together; bounds the memory a window holds.
 constexpr std::size_t kWindowObjects = 256;
@@ -174,17 +173,22 @@ std::string index_bytes(std::vector<IndexEntry>& written,
   return idx;
 }
 
-Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                  const std::string& pack_dir) {
+Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
+                               const std::string& pack_dir) {
   remove_temporaries(pack_dir);
 
   // Each object once, in the order given (bases before the deltas made from them).
   std::vector<const PackObject*> order;
+  std::vector<std::size_t> position_of(objects.size(), PackObject::kWhole);
   {
     std::unordered_set<std::string> seen;
-    for (const auto& o : objects)
-      if (seen.insert(git::to_hex(o.id)).second) order.push_back(&o);
+    for (std::size_t k = 0; k < objects.size(); ++k)
+      if (seen.insert(git::to_hex(objects[k].id)).second) {
+        position_of[k] = order.size();
+        order.push_back(&objects[k]);
+      }
   }
+  std::vector<int> depth_of(order.size(), 0);
 
   // No .pack or .idx suffix until the rename: git (fsck, gc) reads every *.idx in the
   // directory, and a poll killed while writing must not leave one half written.
@@ -239,27 +243,37 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
                                     git_odb_object_size(raw));
         Prepared item{o, static_cast<int>(git_odb_object_type(raw)), data.size(), 0, {}, {}};
         int depth = 0;
-        auto base = o->path.empty() ? last_of_path.end() : last_of_path.find(o->path);
-        if (base != last_of_path.end() && base->second.depth < kMaxDepth) {
+        std::optional<Base> base;
+        if (o->base == PackObject::kPreviousOfPath) {
+          if (auto it = o->path.empty() ? last_of_path.end() : last_of_path.find(o->path);
+              it != last_of_path.end())
+            base = it->second;
+        } else if (o->base < objects.size() && position_of[o->base] < first) {
+          base = Base{objects[o->base].id, position_of[o->base], depth_of[position_of[o->base]]};
+        }
+        if (base && base->depth < kMaxDepth) {
           git_odb_object* base_raw = nullptr;
-          if (git_odb_read(&base_raw, odb, &base->second.id) == 0) {
+          if (git_odb_read(&base_raw, odb, &base->id) == 0) {
             std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> base_obj(
                 base_raw, &git_odb_object_free);
             if (static_cast<int>(git_odb_object_type(base_raw)) == item.type) {
-              std::string delta = prefix_suffix_delta(
-                  std::string_view(static_cast<const char*>(git_odb_object_data(base_raw)),
-                                   git_odb_object_size(base_raw)),
-                  data);
+              const std::string_view base_data(
+                  static_cast<const char*>(git_odb_object_data(base_raw)),
+                  git_odb_object_size(base_raw));
+              std::string delta = item.type == GIT_OBJECT_TREE
+                                      ? tree_delta(base_data, data)
+                                      : prefix_suffix_delta(base_data, data);
               if (!delta.empty()) {
                 item.type = kOfsDelta;
                 item.size = delta.size();
-                item.base = base->second.position;
+                item.base = base->position;
                 item.payload = std::move(delta);
-                depth = base->second.depth + 1;
+                depth = base->depth + 1;
               }
             }
           }
         }
+        depth_of[first] = depth;
         if (item.type != kOfsDelta) item.payload.assign(data);
         window_bytes += item.payload.size();
         if (!o->path.empty()) last_of_path[o->path] = Base{o->id, first, depth};
@@ -295,10 +309,10 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
     }
     pack_sum = sha.finish();
     out.write(std::string_view(reinterpret_cast<const char*>(pack_sum.data()), pack_sum.size()));
-    if (auto ok = out.close(); !ok) return ok;
+    if (auto ok = out.close(); !ok) return ok.error();
   }
 
-  if (auto ok = write_durably(tmp_idx, index_bytes(written, pack_sum)); !ok) return ok;
+  if (auto ok = write_durably(tmp_idx, index_bytes(written, pack_sum)); !ok) return ok.error();
 
   // The pack first: a reader only looks for a pack whose index it sees. Each rename is made
   // durable before the next step, so that after a power loss the directory never holds the
@@ -307,11 +321,12 @@ Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
   const std::string name = fmt::format("{}/pack-{}", pack_dir, hex(pack_sum));
   if (::rename(tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
     return io_error("cannot rename", tmp_pack);
-  if (auto ok = fsync_dir(pack_dir); !ok) return ok;
+  if (auto ok = fsync_dir(pack_dir); !ok) return ok.error();
   failpoint(Failpoint::pack_renamed);
   if (::rename(tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
     return io_error("cannot rename", tmp_idx);
-  return fsync_dir(pack_dir);
+  if (auto ok = fsync_dir(pack_dir); !ok) return ok.error();
+  return "pack-" + hex(pack_sum);
 }
 
 }  // namespace feeddiff::pack
@@ -523,6 +538,16 @@ Result<RolledUp> roll_up(const std::vector<std::string>& stems, const std::strin
   if (auto ok = write_durably(out.tmp_idx, index_bytes(written, pack_sum)); !ok) return ok.error();
   out.name = "pack-" + hex(pack_sum);
   return out;
+}
+
+Status install(const RolledUp& rolled, const std::string& pack_dir) {
+  const std::string name = pack_dir + "/" + rolled.name;
+  if (::rename(rolled.tmp_pack.c_str(), (name + ".pack").c_str()) != 0)
+    return io_error("cannot rename", rolled.tmp_pack);
+  if (auto ok = fsync_dir(pack_dir); !ok) return ok;
+  if (::rename(rolled.tmp_idx.c_str(), (name + ".idx").c_str()) != 0)
+    return io_error("cannot rename", rolled.tmp_idx);
+  return fsync_dir(pack_dir);
 }
 
 }  // namespace feeddiff::pack

@@ -21,13 +21,26 @@ namespace feeddiff::pack {
 struct PackObject {
   git_oid id;        ///< the object
   std::string path;  ///< "" for commits, the tree's or blob's path otherwise
+  /// The position in the same list of the object to try as this one's delta base (an earlier
+  /// one), or kPreviousOfPath, or kWhole.
+  std::size_t base = kPreviousOfPath;
+
+  /// Try the previous object of the same path as the base.
+  static constexpr std::size_t kPreviousOfPath = static_cast<std::size_t>(-1);
+  /// Store the object whole.
+  static constexpr std::size_t kWhole = static_cast<std::size_t>(-2);
 };
 
-/// Writes the objects (read from odb) as `pack-<checksum>.pack` and `.idx` in pack_dir.
-/// The caller must hold the archive lock: leftover temporary files of an earlier writer that
-/// was killed are removed first.
-Status write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                  const std::string& pack_dir);
+/// Deltas chain at most this deep, so reading any version stays cheap (git's default too).
+inline constexpr int kMaxDepth = 50;
+
+/// Writes the objects (read from odb) as `pack-<checksum>.pack` and `.idx` in pack_dir and
+/// returns the name `pack-<checksum>`. Trees are delta'd entry by entry, other objects by
+/// their common prefix and suffix; a base that would chain deeper than kMaxDepth is not
+/// used. The caller must hold the archive lock: leftover temporary files of an earlier
+/// writer that was killed are removed first.
+Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
+                               const std::string& pack_dir);
 
 /// Temporary files in objects/pack start with this; a writer holding the archive lock
 /// removes any it finds (an earlier writer's, killed).
@@ -68,6 +81,10 @@ struct RolledUp {
 /// offset delta's distance to its base is rewritten. An object in several of the packs is
 /// written once. The caller holds the archive lock and renames the files into place.
 Result<RolledUp> roll_up(const std::vector<std::string>& stems, const std::string& pack_dir);
+
+/// Renames a rolled-up pack into place, the pack before its index, each rename made durable
+/// before the next: a reader finds a pack through its index, so never one half there.
+Status install(const RolledUp& rolled, const std::string& pack_dir);
 
 /// The lowercase hex of a checksum.
 std::string hex(const std::array<unsigned char, 20>& digest);

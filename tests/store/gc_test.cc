@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "feeddiff/store.h"
 #include "store/store_helpers.h"
@@ -105,6 +107,67 @@ TEST_CASE("gc repacks everything reachable into one smaller pack and keeps every
   CHECK(again->packs_after == 1);
   CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
   CHECK(git_out(dir, {"status", "--porcelain"}) == "A  staged.txt\n");
+}
+
+TEST_CASE("gc stores the raw/ tree whole once in hundreds of versions, no chain over 50 deep",
+          "[store]") {
+  // 300 sources, then 1,500 changes round-robin: every commit rewrites the 11 KB raw/ tree
+  // in one entry. libgit2's packbuilder alone stored it whole every ~120 versions.
+  const std::string dir = make_temp_dir("store-gc-trees");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  constexpr int kSources = 300;
+  constexpr int kChanges = 1500;
+  for (int batch = 0; batch < (kSources + kChanges) / 300; ++batch) {
+    REQUIRE(archive->begin_batch());
+    for (int k = batch * 300; k < (batch + 1) * 300; ++k)
+      REQUIRE(archive->commit(source_change("source-" + std::to_string(k % kSources),
+                                            "<rss>version " + std::to_string(k) + "</rss>")));
+    REQUIRE(archive->end_batch());
+  }
+  const std::string old_tree = git_out(dir, {"ls-tree", "HEAD~1234:raw"});
+  const std::string head_tree = git_out(dir, {"ls-tree", "HEAD:raw"});
+  REQUIRE(std::count(head_tree.begin(), head_tree.end(), '\n') == kSources);
+
+  auto report = archive->gc();
+  REQUIRE(report);
+  CHECK(report->packs_after == 1);
+  const auto stems = pack_stems(dir);
+  REQUIRE(stems.size() == 1);
+  auto verify = run({"git", "verify-pack", "-v", dir + "/.git/objects/pack/" + stems[0] + ".pack"});
+  REQUIRE(verify.exit_code == 0);
+  // The raw/ trees' ids, from git: `rev-list --objects` names each object by a path.
+  std::set<std::string> raw_ids;
+  {
+    std::istringstream objects(git_out(dir, {"rev-list", "--objects", "HEAD"}));
+    for (std::string line; std::getline(objects, line);)
+      if (line.size() > 41 && line.substr(40) == " raw") raw_ids.insert(line.substr(0, 40));
+  }
+  // Each line: id type size size-in-pack offset [depth base-id].
+  int whole_raw_trees = 0, deepest = 0, raw_trees = 0;
+  std::istringstream lines(verify.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string id, type;
+    std::size_t size = 0, packed = 0, offset = 0;
+    int depth = 0;
+    if (!(fields >> id >> type >> size >> packed >> offset)) continue;
+    const bool delta = static_cast<bool>(fields >> depth);
+    deepest = std::max(deepest, depth);
+    if (raw_ids.count(id)) {
+      ++raw_trees;
+      if (!delta && size > 1000) ++whole_raw_trees;  // small ones, of the first sources, aside
+    }
+  }
+  CHECK(raw_trees >= kChanges);
+  CHECK(whole_raw_trees >= 1);
+  CHECK(whole_raw_trees <= 3);  // 1,800 versions, one whole in 650
+  CHECK(deepest <= 50);
+  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK(git_out(dir, {"ls-tree", "HEAD~1234:raw"}) == old_tree);
+  CHECK(git_out(dir, {"ls-tree", "HEAD:raw"}) == head_tree);
 }
 
 TEST_CASE("gc keeps a pack marked .keep, and the objects in it", "[store]") {
