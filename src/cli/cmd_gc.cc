@@ -53,9 +53,11 @@ Command gc_command(CLI::App& root, const Globals& globals) {
   app->footer(
       R"(Each poll writes its new versions as one pack, compressed quickly and without deltas
 against earlier polls; past 50 packs a poll rolls the smallest up into one, as
-`git repack --geometric=2` does, copying them as they are. gc rewrites everything into one pack in which each version of a
-source is stored as a delta against another: a feed that changes one item at a time
-shrinks many times over. It prints the size of .git/objects before and after.
+`git repack --geometric=2` does, copying them as they are. gc rewrites everything into one
+pack in which each version of a source is stored as a delta against another: a feed that
+changes one item at a time shrinks many times over. The raw/ tree, which every change
+rewrites in one entry, is stored whole once in 650 versions and as deltas at most 50 deep
+otherwise. It prints the size of .git/objects before and after.
 
 What it keeps: everything reachable from a branch, tag, reflog or the index. Loose objects
 nothing reaches are left for `git gc` to judge; packed ones (leftovers of a poll that was
