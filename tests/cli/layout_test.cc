@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli_helpers.h"
+#include "cli/git_daemon.h"
 
 using namespace feeddiff::test;
 
@@ -188,6 +189,22 @@ TEST_CASE("migrate moves every source in one commit and every command reads both
   CHECK(history.out.find("Post 3 of /alpha") != std::string::npos);
   CHECK(archive({"status"}).exit_code == 0);
 
+  // site: a page for each change on both sides, none for the migration.
+  const std::string site = make_temp_dir("layout-site");
+  auto built = archive({"site", site});
+  INFO(built.out << built.err);
+  CHECK(built.exit_code == 0);
+  for (const std::string& id : after)
+    CHECK(std::filesystem::exists(site + "/changes/" + id + ".html"));
+  CHECK(!std::filesystem::exists(site + "/changes/" + migration + ".html"));
+  // export-sqlite: alpha's three versions of its one item, two of them before the migration.
+  const std::string db = make_temp_dir("layout-sqlite") + "/feeds.db";
+  auto exported = archive({"export-sqlite", "alpha", "--db", db});
+  INFO(exported.out << exported.err);
+  CHECK(exported.exit_code == 0);
+  auto versions = run({"sqlite3", db, "select count(*) from item_version"});
+  CHECK(versions.out == "3\n");
+
   // Again: nothing to do, no commit.
   const std::string head = archive.head();
   auto again = archive({"migrate", "--layout", "fanout"});
@@ -217,4 +234,52 @@ TEST_CASE("a layout that is neither flat nor fanout is a one-line error", "[cli]
   auto m = archive({"migrate", "--layout", "x"});
   CHECK(m.exit_code == 2);
   CHECK(m.err.find("--layout must be flat or fanout") != std::string::npos);
+}
+
+TEST_CASE("two pollers syncing sources that share a fan-out bucket both keep their versions",
+          "[cli][layout][sync]") {
+  // s1 and s186 both hash to bucket 64: each poller's replay must merge inside raw/64/, not
+  // take the bucket whole from one side.
+  Feeds feeds;
+  const std::string base = make_temp_dir("layout-sync");
+  CliArchive origin("layout-sync-origin");
+  spit(origin.dir() + "/feeddiff.toml", "layout = \"fanout\"\n\n[sources.s1]\nurl = \"" +
+                                            feeds.server.url("/s1") +
+                                            "\"\nshard = 0\n\n[sources.s186]\nurl = \"" +
+                                            feeds.server.url("/s186") + "\"\nshard = 1\n");
+  REQUIRE(origin.git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "sources"})
+              .exit_code == 0);
+  REQUIRE(run({"git", "init", "-q", "--bare", base + "/feeds.git"}).exit_code == 0);
+  REQUIRE(origin.git({"push", "-q", base + "/feeds.git", "HEAD:refs/heads/main"}).exit_code == 0);
+  REQUIRE(run({"git", "-C", base + "/feeds.git", "symbolic-ref", "HEAD", "refs/heads/main"})
+              .exit_code == 0);
+  GitDaemon daemon(base);
+  daemon.wait_for("feeds.git");
+  for (const std::string name : {"p0", "p1"})
+    REQUIRE(run_feeddiff({"-C", base, "clone", daemon.url("feeds.git"), name}).exit_code == 0);
+  const Env env = {{"FEEDDIFF_SYNC_BACKOFF", "5,200"}, {"NO_COLOR", "1"}};
+  for (int round = 1; round <= 2; ++round) {
+    feeds.version = round;
+    for (const std::string k : {"0", "1"}) {  // one after the other: p1 replays onto p0's
+      auto r = run_feeddiff(
+          {"-C", base + "/p" + k, "poll", "--shard", k + "/2", "--force", "--quiet", "--sync"},
+          env);
+      INFO(r.out << r.err);
+      REQUIRE(r.exit_code == 0);
+    }
+  }
+  const std::string remote = base + "/feeds.git";
+  CHECK(lines_of(run({"git", "-C", remote, "ls-tree", "-r", "--name-only", "main", "raw"}).out) ==
+        std::vector<std::string>{"raw/64/s1/response.xml", "raw/64/s186/response.xml"});
+  CHECK(run({"git", "-C", remote, "show", "main:raw/64/s1/response.xml"}).out ==
+        feed_body("/s1", 2));
+  CHECK(run({"git", "-C", remote, "show", "main:raw/64/s186/response.xml"}).out ==
+        feed_body("/s186", 2));
+  CHECK(run({"git", "-C", remote, "fsck", "--strict"}).exit_code == 0);
+  REQUIRE(run_feeddiff({"-C", base + "/p0", "sync"}, env).exit_code == 0);
+  for (const std::string source : {"s1", "s186"}) {
+    auto log = run_feeddiff({"-C", base + "/p0", "log", source});
+    INFO(log.out << log.err);
+    CHECK(lines_of(log.out).size() == 2);
+  }
 }
