@@ -59,8 +59,8 @@ Result<int> migrate(const Globals& globals, const MigrateOptions& options) {
     moved.emplace(*owner);
   }
   const std::string_view name = layout_name(*to);
-  const std::string spelled = *to == Layout::fanout ? "the fan-out layout, raw/<hh>/<name>/"
-                                                    : "the flat layout, raw/<name>/";
+  const std::string spelled = *to == Layout::fanout ? "the fan-out layout (raw/<hh>/<name>/)"
+                                                    : "the flat layout (raw/<name>/)";
   if (moved.empty() && config->layout == *to) {
     write_out(fmt::format("raw/ is in {} already; nothing to do\n", spelled));
     return 0;
@@ -97,13 +97,14 @@ Command migrate_command(CLI::App& root, const Globals& globals) {
       "migrate", "Move every source's raw files to the flat or the fan-out layout of raw/");
   auto options = std::make_shared<MigrateOptions>();
   app->add_option("--layout", options->layout, "fanout: raw/<hh>/<name>/; flat: raw/<name>/")
+      ->type_name("fanout|flat")
       ->required();
   app->add_flag("--wait", options->wait, "Wait for a running poll instead of failing at once");
   app->footer(R"(Each source's files live in raw/<name>/ (flat, the default). In the fan-out layout
 they live in raw/<hh>/<name>/, hh being the first two hex digits of the SHA-1 of the name:
 raw/ then holds at most 256 directories, so each commit rewrites small trees instead of one
 entry per source. Choose it from about 10,000 sources (bench/scale/README.md, "Layout study":
-3.5 times smaller raw/ trees, and faster git).
+3.5 times fewer bytes of objects, and faster git).
 
 migrate moves every source in one commit (no Source trailer) that also sets `layout` in
 feeddiff.toml; polls then write the new layout. Older commits keep theirs: log, show, cat,
@@ -112,9 +113,9 @@ source moved unchanged is no change of it (`log NAME` runs across the migration)
 it again changes nothing.
 
 Example:
-  feeddiff migrate --layout fanout
-  feeddiff log pytorch          the changes before and after the move
-  feeddiff migrate --layout flat    back, in a second commit)");
+  feeddiff migrate --layout fanout   one commit; says so and does nothing when run again
+  feeddiff log pytorch               the changes from before and after the move
+  feeddiff migrate --layout flat     back, in a second commit)");
   return {app, [options, &globals] { return migrate(globals, *options); }};
 }
 
