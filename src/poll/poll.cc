@@ -356,7 +356,12 @@ class Poller {
       previous = std::move(*same);
       previous_other = std::move(*other);
       if (previous_other) stale.push_back(raw_path(source.name, !json, at));
-      if (previous && at != layout) stale.push_back(raw_path(source.name, json, at));
+      if (previous && at != layout) {
+        // Moved only with a new version: a commit that moved the body unchanged would be
+        // titled a change but show none.
+        if (*previous == r.body) return std::string();
+        stale.push_back(raw_path(source.name, json, at));
+      }
       break;
     }
     first_version_ = !previous && !previous_other;

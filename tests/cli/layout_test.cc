@@ -283,3 +283,32 @@ TEST_CASE("two pollers syncing sources that share a fan-out bucket both keep the
     CHECK(lines_of(log.out).size() == 2);
   }
 }
+
+TEST_CASE("a layout declared by hand moves a source with its next new version only",
+          "[cli][layout]") {
+  Feeds feeds;
+  CliArchive archive("layout-by-hand");
+  REQUIRE(archive({"add", "alpha", feeds.server.url("/alpha")}).exit_code == 0);
+  poll_at(archive, "2026-10-01T06:00:00.000Z");
+  const std::string toml = archive.dir() + "/feeddiff.toml";
+  spit(toml, "layout = \"fanout\"\n" + slurp(toml));
+  REQUIRE(archive
+              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-am",
+                    "fan out"})
+              .exit_code == 0);
+  const std::string declared = archive.head();
+  // The same body: no commit, and the source stays where it is.
+  poll_at(archive, "2026-10-01T07:00:00.000Z");
+  CHECK(archive.head() == declared);
+  CHECK(raw_files(archive) == std::vector<std::string>{"raw/alpha/response.xml"});
+  // A new version is written where feeddiff.toml says, the old place emptied.
+  feeds.version = 2;
+  poll_at(archive, "2026-10-01T08:00:00.000Z");
+  CHECK(raw_files(archive) ==
+        std::vector<std::string>{std::string("raw/") + kAlphaBucket + "/alpha/response.xml"});
+  CHECK(log_ids(archive, "alpha").size() == 2);
+  auto show = archive({"show", "HEAD"});
+  INFO(show.out << show.err);
+  CHECK(show.exit_code == 0);
+  CHECK(show.out.find("Post 2 of /alpha") != std::string::npos);
+}
