@@ -48,6 +48,7 @@ _feeddiff_options() {
     status) echo "-h --help --json --shard=" ;;
     clone) echo "-h --help" ;;
     enable | gc) echo "-h --help --wait" ;;
+    migrate) echo "-h --help --layout= --wait" ;;
     import) echo "-h --help --every= -n --dry-run" ;;
     export-opml) echo "-h --help -o= --output=" ;;
     export-sqlite) echo "-h --help --db=" ;;
@@ -80,7 +81,7 @@ _feeddiff_arguments() {
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="init clone add remove poll sync log show history cat status enable import export-opml
-    export-sqlite gc site fixtures normalize items diff"
+    export-sqlite gc migrate site fixtures normalize items diff"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).
@@ -119,6 +120,7 @@ _feeddiff() {
     case $option in
       -C) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
       --color) mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur") ;;
+      --layout) mapfile -t COMPREPLY < <(compgen -W "fanout flat" -- "$cur") ;;
       --format)
         case $command in
           log) mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur") ;;

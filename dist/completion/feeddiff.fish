@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable import export-opml export-sqlite gc site fixtures normalize items diff
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable import export-opml export-sqlite gc migrate site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -51,6 +51,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-opml -d 'Write the sources as OPML'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-sqlite -d 'Write the item history to SQLite'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a gc -d 'Pack the archive'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a migrate -d 'Move raw/ to the flat or fan-out layout'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a site -d 'Write a static HTML site'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a fixtures -d 'Refresh or check recorded feeds'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a normalize -d 'Print a feed in canonical form'
@@ -75,7 +76,8 @@ complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l remote -x -d 'The 
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l tries -x -d 'Pushes to attempt'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l wait -d 'Wait for a running poll'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -s q -l quiet -d 'Print nothing unless it fails'
-complete -c feeddiff -n '__fish_seen_subcommand_from poll enable gc' -l wait -d 'Wait for a running poll'
+complete -c feeddiff -n '__fish_seen_subcommand_from poll enable gc migrate' -l wait -d 'Wait for a running poll'
+complete -c feeddiff -n '__fish_seen_subcommand_from migrate' -l layout -x -a 'fanout flat' -d 'The layout of raw/'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s q -l quiet -d 'Print failures only'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s v -l verbose -d 'Print every source'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l no-progress -d 'No progress line'

@@ -89,6 +89,8 @@ struct Config {
   std::vector<SourceConfig> sources;  ///< sorted by name
   NotifyConfig notify;                ///< the global `[notify]` table
   InsignificantConfig insignificant;  ///< the global `[insignificant]` table
+  /// `layout = "fanout"`: where poll writes each source's directory (`migrate` moves them).
+  Layout layout = Layout::flat;
 
   /// The source with this name, or nullptr.
   const SourceConfig* find(std::string_view name) const;
@@ -112,6 +114,10 @@ std::string format_config(const Config& config);
 /// the text does not parse or has no such source.
 Result<std::string> set_source_url(std::string_view text, std::string_view name,
                                    std::string_view url);
+
+/// feeddiff.toml's text with the top-level `layout` key set (added after the leading comments
+/// when absent) and every other byte kept. Errc::bad_config when the text does not parse.
+Result<std::string> set_layout(std::string_view text, Layout layout);
 
 /// feeddiff.toml as two writers edited it since base (sync replaying a local edit onto the
 /// remote's): upstream's sources and tables, with each source table (and the global [notify]

@@ -54,6 +54,29 @@ std::string_view project_url();
 /// 1 to 100 characters of [A-Za-z0-9._-], starting with a letter or digit.
 Status check_source_name(std::string_view name);
 
+/// How raw/ lays out the sources' directories: `raw/NAME/` (flat, the default), or
+/// `raw/hh/NAME/` (fanout), hh being the first two hex digits of the SHA-1 of NAME, which
+/// keeps each tree git rewrites per commit small in an archive of 10,000 sources and more.
+enum class Layout { flat, fanout };
+
+/// "flat" or "fanout", as feeddiff.toml's `layout` key spells it.
+std::string_view layout_name(Layout layout);
+
+/// The layout a `layout` value names; nullopt for anything but "flat" and "fanout".
+std::optional<Layout> parse_layout(std::string_view text);
+
+/// The fan-out bucket of a source: the first two lower-case hex digits of the SHA-1 of its
+/// name (bench/scale/generate's `hashlib.sha1(name).hexdigest()[:2]`).
+std::string fanout_bucket(std::string_view name);
+
+/// The one place a source's directory is spelled: `raw/NAME/` or `raw/hh/NAME/`.
+std::string source_dir(std::string_view name, Layout layout);
+
+/// The source a path under raw/ belongs to, in either layout: NAME for `raw/NAME/FILE` and
+/// for `raw/hh/NAME/FILE` (a source's directory holds files only, so the depth tells the two
+/// apart); nullopt for any other path.
+std::optional<std::string_view> source_of_raw_path(std::string_view path);
+
 /// Trims ASCII whitespace at both ends.
 std::string_view trim(std::string_view s);
 

@@ -133,8 +133,9 @@ std::string format_opml(const Config& config);
 std::string source_name_for(std::string_view title, std::string_view url,
                             const std::vector<std::string>& taken);
 
-/// The path a source's raw body is stored at: raw/<name>/response.xml or .json.
-std::string raw_path(const std::string& name, bool json);
+/// The path a source's raw body is stored at in a layout: raw/<name>/response.xml or .json,
+/// or raw/<hh>/<name>/... fanned out (source_dir).
+std::string raw_path(const std::string& name, bool json, Layout layout = Layout::flat);
 
 /// A fetched response in the commit message's terms (include/feeddiff/message.h): what a
 /// poll commits of it, and what `fixtures` keeps of it, through record_response.

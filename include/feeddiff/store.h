@@ -48,6 +48,9 @@ struct CommitInfo {
 struct FileWrite {
   std::string path;                    ///< `raw/<source>/response.xml`, `feeddiff.toml`
   std::optional<std::string> content;  ///< bytes to store; nullopt removes the file
+  /// When not empty (content nullopt): the id of a blob already stored, to place at path
+  /// without reading it (a move, as `migrate` makes them).
+  std::string blob = {};
 };
 
 /// A commit to make on the archive's branch.
@@ -232,14 +235,32 @@ class Archive {
   /// comparing the rest of the trees, so the cost does not grow with the number of sources.
   Result<std::vector<PathChange>> changes(std::string_view commit_id,
                                           std::string_view under = {}) const;
+  /// The directory of source name at a commit, in the layout that holds it there:
+  /// `raw/hh/NAME/` when that is a directory (probed first: no flat source directory holds
+  /// a directory), else `raw/NAME/` (also when the source is in neither). Per commit, not
+  /// per archive: an archive migrated from flat keeps its older commits flat.
+  Result<std::string> source_dir_at(std::string_view commit_id, std::string_view name) const;
+  /// The changes of one source's files at a commit against its first parent, each side's
+  /// directory found in its own layout (see source_dir_at), so that a move between layouts
+  /// (`migrate`) is no change; the paths are the commit's (the parent's for a deletion).
+  Result<std::vector<PathChange>> source_changes(std::string_view commit_id,
+                                                 std::string_view name) const;
+  /// Every file under dir (`raw/`) at a commit, recursively, as added PathChanges (path and
+  /// new_blob), in tree order.
+  Result<std::vector<PathChange>> files_under(std::string_view commit_id,
+                                              std::string_view dir) const;
   /// A blob's bytes, by its full hex id (as PathChange gives it), as libgit2 inflated them (no
   /// copy). Safe to call from several threads at once: each call reads through a handle of
   /// its own on .git/objects (which is why a batch's unflushed objects are not seen).
   /// Errc::not_found when there is no such blob.
   Result<Blob> read_blob(std::string_view blob_id) const;
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
-  /// at most limit of them (0: all).
+  /// at most limit of them (0: all). A prefix `raw/NAME` is the source's: source_log.
   Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;
+  /// The commits that changed source name's files, newest first, at most limit (0: all), in
+  /// either layout (a move between layouts is no change; see source_changes): from the
+  /// per-source index when it can answer, else by walking the history.
+  Result<std::vector<CommitInfo>> source_log(std::string_view name, std::size_t limit) const;
   /// Walks the branch's first-parent chain from HEAD, newest first and one commit at a time
   /// (nothing is read ahead), calling visit with each commit's full id and whether it changed
   /// a path under path_prefix against its first parent (as log decides it); stops when visit
@@ -260,11 +281,11 @@ class Archive {
   Result<bool> descends_from(std::string_view commit, std::string_view ancestor) const;
   /// Puts the branch's commits that upstream (a revision) lacks on top of it, oldest first,
   /// one new commit for each with its message, author and committer (names and times) kept:
-  /// its tree is upstream's plus that commit's change, raw/<source>/ subtrees replaced as the
-  /// commit left them (never a conflict), any other file taken from the side that changed it,
-  /// or from merge when both did. Then moves the branch once, atomically and only if nobody
-  /// moved it meanwhile, to the last new commit (a fast-forward when the branch has nothing
-  /// upstream lacks), after pointing kUnsyncedRef at where it was; then brings the index,
+  /// its tree is upstream's plus that commit's change, raw/<source>/ subtrees (raw/<hh>/<source>/
+  /// fanned out) replaced as the commit left them (never a conflict), any other file taken from the
+  /// side that changed it, or from merge when both did. Then moves the branch once, atomically and
+  /// only if nobody moved it meanwhile, to the last new commit (a fast-forward when the branch has
+  /// nothing upstream lacks), after pointing kUnsyncedRef at where it was; then brings the index,
   /// work tree and source index in step. Errc::git, the branch unmoved, when the two share
   /// no history or a merge commit lies among the local ones. Hold the ArchiveLock; not
   /// during a batch.

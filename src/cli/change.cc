@@ -268,13 +268,37 @@ Insignificant to_insignificant(const InsignificantRules& rules) {
   return out;
 }
 
-// The source's raw file as a commit changed it (a deletion only when nothing else).
+// The source's raw file as a commit changed it (a deletion only when nothing else); any
+// source's when source is empty. Either layout (source_of_raw_path).
 const PathChange* raw_change(const std::vector<PathChange>& changes, std::string_view source) {
   const PathChange* chosen = nullptr;
-  const std::string prefix = source.empty() ? "raw/" : "raw/" + std::string(source) + "/";
-  for (const auto& c : changes)
-    if (c.path.starts_with(prefix) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
+  for (const auto& c : changes) {
+    const auto owner = source_of_raw_path(c.path);
+    if (owner && (source.empty() || *owner == source) && (!chosen || c.kind != ChangeKind::deleted))
+      chosen = &c;
+  }
   return chosen;
+}
+
+// A source moved from one layout to the other unchanged (`migrate`) did not change: its
+// files' deletions and additions of the same blob are dropped.
+void drop_moves(std::vector<PathChange>& changes) {
+  std::map<std::pair<std::string, std::string>, std::size_t> deleted, added;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const PathChange& c = changes[i];
+    const auto owner = source_of_raw_path(c.path);
+    if (!owner || c.kind == ChangeKind::modified) continue;
+    std::string key = std::string(*owner) + "/" + c.path.substr(c.path.rfind('/') + 1);
+    if (c.kind == ChangeKind::deleted)
+      deleted.emplace(std::make_pair(std::move(key), c.old_blob), i);
+    else
+      added.emplace(std::make_pair(std::move(key), c.new_blob), i);
+  }
+  std::vector<bool> moved(changes.size(), false);
+  for (const auto& [key, i] : deleted)
+    if (auto it = added.find(key); it != added.end()) moved[i] = moved[it->second] = true;
+  std::size_t i = 0;
+  std::erase_if(changes, [&](const PathChange&) { return moved[i++]; });
 }
 
 }  // namespace
@@ -375,7 +399,7 @@ void annotate_history(const Archive& archive, const std::string& source,
 
 std::optional<CommitItems> load_items(const Archive& archive, const std::string& commit_id,
                                       const std::string& source, SourceVersions& versions) {
-  auto changes = archive.changes(commit_id, "raw/" + source + "/");
+  auto changes = archive.source_changes(commit_id, source);
   if (!changes) return std::nullopt;
   const PathChange* chosen = raw_change(*changes, source);
   if (!chosen) return std::nullopt;
@@ -437,10 +461,13 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
       !source.empty() ? std::string(source) : message.source.value_or(std::string());
   Result<std::vector<PathChange>> changes = std::vector<PathChange>{};
   if (!hinted.empty() && check_source_name(hinted))
-    changes = archive.changes(commit->id, "raw/" + hinted + "/");
+    changes = archive.source_changes(commit->id, hinted);
   if (!changes) return changes.error();
-  if (changes->empty()) changes = archive.changes(commit->id);
-  if (!changes) return changes.error();
+  if (changes->empty()) {
+    changes = archive.changes(commit->id);
+    if (!changes) return changes.error();
+    drop_moves(*changes);
+  }
 
   const PathChange* chosen = raw_change(*changes, source);
   if (!chosen && source.empty() && !changes->empty()) chosen = &changes->front();
@@ -462,8 +489,8 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
                                                         : "modified";
   if (message.source)
     v.source = *message.source;
-  else if (chosen->path.starts_with("raw/"))
-    v.source = chosen->path.substr(4, chosen->path.find('/', 4) - 4);
+  else if (const auto owner = source_of_raw_path(chosen->path))
+    v.source = std::string(*owner);
   v.timestamp_kind = message.origin_date ? "origin" : "observed";
   v.headers = recorded_rows(message);
   if (auto remote = archive.origin_url()) v.forge_url = forge_commit_url(*remote, commit->id);
@@ -472,7 +499,7 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
 
   // A raw body is a feed: its item summary comes from the cache, else from normalizing both
   // versions (and then goes to the cache).
-  const bool feed = chosen->path.starts_with("raw/");
+  const bool feed = source_of_raw_path(chosen->path).has_value();
   FeedRules rules;
   std::string cache_name;
   std::optional<ItemDiff> cached;

@@ -106,6 +106,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"export-opml", cli::export_opml_command},
     {"export-sqlite", cli::export_sqlite_command},
     {"gc", cli::gc_command},
+    {"migrate", cli::migrate_command},
     {"site", cli::site_command},
     {"fixtures", cli::fixtures_command},
     {"normalize", cli::normalize_command},

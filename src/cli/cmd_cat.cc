@@ -29,8 +29,10 @@ Result<int> cat(const Globals& globals, const CatOptions& options) {
       return Error{Errc::usage,
                    fmt::format("commit {} records no single source; name one", commit->short_id())};
   }
+  auto dir = archive->source_dir_at(commit->id, source);
+  if (!dir) return dir.error();
   for (const char* file : {"response.xml", "response.json"}) {
-    auto body = archive->read(commit->id, fmt::format("raw/{}/{}", source, file));
+    auto body = archive->read(commit->id, *dir + file);
     if (!body) return body.error();
     if (!*body) continue;
     // Raw bytes for pipes; on a terminal, feed text is escaped like everywhere else.

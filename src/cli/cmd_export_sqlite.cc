@@ -32,7 +32,7 @@ Result<int> export_sqlite_run(const Globals& globals, const ExportSqliteOptions&
     // A removed source's history is still there to export; a name that is neither
     // configured nor recorded is a typo.
     if (config->find(name)) continue;
-    auto recorded = archive->log("raw/" + name + "/", 1);
+    auto recorded = archive->source_log(name, 1);
     if (!recorded) return recorded.error();
     if (recorded->empty())
       return Error{Errc::not_found,

@@ -29,7 +29,7 @@ std::string observed_when(const CommitInfo& c) {
 // `log NAME --items`: one line per item change, newest commit first, in page order within a
 // commit; -n counts lines. Summaries come from the cache as `show` keeps it.
 Result<int> log_items(const Archive& archive, const LogOptions& options) {
-  auto commits = archive.log("raw/" + options.source, 0);
+  auto commits = archive.source_log(options.source, 0);
   if (!commits) return commits.error();
   auto versions = SourceVersions::load(archive, options.source);
   if (!versions) return versions.error();
@@ -89,7 +89,8 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
   if (options.items) return log_items(*archive, options);
-  auto commits = archive->log(options.source.empty() ? "" : "raw/" + options.source, options.limit);
+  auto commits = options.source.empty() ? archive->log("", options.limit)
+                                        : archive->source_log(options.source, options.limit);
   if (!commits) return commits.error();
   if (options.format == "json") {
     write_out(render_log_json(log_entries(*commits)));

@@ -27,8 +27,9 @@ Result<int> remove(const Globals& globals, const std::string& name) {
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
   request.files.push_back({"feeddiff.toml", format_config(*config)});
-  request.files.push_back({raw_path(name, false), std::nullopt});
-  request.files.push_back({raw_path(name, true), std::nullopt});
+  for (const Layout layout : {Layout::flat, Layout::fanout})  // wherever it lies (absent: skipped)
+    for (const bool json : {false, true})
+      request.files.push_back({raw_path(name, json, layout), std::nullopt});
   auto committed = archive->commit(request);
   if (!committed) return committed.error();
 

@@ -252,11 +252,15 @@ std::string poll_status(const SourceState& s) {
 // list about it.
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes) {
+  SiteChange out;
+  // A layout migration (`migrate`) moved every source and changed none: no page.
+  if (auto commit = archive.resolve(id);
+      commit && commit->trailer("Layout") && !commit->trailer("Source"))
+    return out;
   auto loaded = load_change(archive, id, "");
   if (!loaded) return loaded.error();
   const CommitInfo& commit = (*loaded)->commit;
   const ChangeView& view = (*loaded)->view;
-  SiteChange out;
   out.id = commit.id;
   out.title = commit.title;
   out.source = view.source;
@@ -523,6 +527,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     if (!change) {
       auto rendered = render_change(*archive, id, options, top, writes);
       if (!rendered) return rendered.error();
+      if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);
     }
     if (auto ok = histories.append("", state.changes++, *change); !ok) return ok.error();

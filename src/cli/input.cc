@@ -41,8 +41,10 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
                    fmt::format("commit {} records no single source; name one", commit->short_id())};
   }
   if (auto ok = check_source_name(name); !ok) return ok.error();
+  auto dir = archive->source_dir_at(commit->id, name);
+  if (!dir) return dir.error();
   for (const char* file : {"response.xml", "response.json"}) {
-    const std::string path = fmt::format("raw/{}/{}", name, file);
+    const std::string path = *dir + file;
     auto body = archive->read(commit->id, path);
     if (!body) return body.error();
     if (!*body) continue;

@@ -13,11 +13,10 @@ namespace {
 
 // The change a commit made to the source's artifact: a written file rather than a deleted
 // one when it did both (a feed that moved from response.xml to response.json).
-const PathChange* artifact_change(const std::vector<PathChange>& changes,
-                                  const std::string& prefix) {
+const PathChange* artifact_change(const std::vector<PathChange>& changes) {
   const PathChange* chosen = nullptr;
   for (const auto& c : changes)
-    if (c.path.starts_with(prefix) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
+    if (!chosen || c.kind != ChangeKind::deleted) chosen = &c;
   return chosen;
 }
 
@@ -67,8 +66,7 @@ std::string observed_time(const CommitInfo& commit) {
 }
 
 Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source) {
-  const std::string prefix = "raw/" + source + "/";
-  auto commits = archive.log(prefix, 0);
+  auto commits = archive.source_log(source, 0);
   if (!commits) return commits.error();
   SourceHistory out;
   IgnoredFields ignored(archive, source);
@@ -77,9 +75,9 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
   std::optional<Feed> last_feed = Feed{};  // nullopt: not parsed (its diff came from the cache)
   for (auto it = commits->rbegin(); it != commits->rend(); ++it) {
     const CommitInfo& commit = *it;
-    auto changes = archive.changes(commit.id, prefix);
+    auto changes = archive.source_changes(commit.id, source);
     if (!changes) return changes.error();
-    const PathChange* change = artifact_change(*changes, prefix);
+    const PathChange* change = artifact_change(*changes);
     if (!change) continue;  // log says it touched the source: a merge's view, nothing to read
     const std::size_t version = out.versions.size();
     HistoryVersion v;

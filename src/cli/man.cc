@@ -117,7 +117,9 @@ constexpr std::string_view kFiles = R"(.TP
 The sources, committed in the archive; see \fBfeeddiff.toml\fR(5).
 .TP
 .I raw/SOURCE/response.xml
-The raw body of the source's last change (\fIresponse.json\fR for JSON Feed).
+The raw body of the source's last change (\fIresponse.json\fR for JSON Feed); in the
+fan-out layout (\fBlayout = "fanout"\fR, see \fBmigrate\fR),
+\fIraw/HH/SOURCE/response.xml\fR, HH being the first two hex digits of the SHA-1 of SOURCE.
 .TP
 .I .git/feeddiff/state.json
 Poll state, not committed: validators, next due time, failures, redirects.

@@ -32,7 +32,7 @@ std::string cache_name(std::string_view source) {
 
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
   SourceVersions out(archive, source);
-  auto commits = archive.log("raw/" + source, 0);
+  auto commits = archive.source_log(source, 0);
   if (!commits) return commits.error();
   for (auto it = commits->rbegin(); it != commits->rend(); ++it) out.commits_.push_back(it->id);
 
@@ -93,13 +93,12 @@ void SourceVersions::learn(std::size_t n) {
   n = std::min(n, commits_.size());
   if (known_.size() >= n) return;
   const NormalizeOptions model_only{{}, true, false};
-  const std::string prefix = "raw/" + source_ + "/";
   while (known_.size() < n) {
     const std::size_t k = known_.size();
     Version v{commits_[k], ""};
-    if (auto changes = archive_->changes(v.commit, prefix))
+    if (auto changes = archive_->source_changes(v.commit, source_))
       for (const PathChange& c : *changes)
-        if (c.path.starts_with(prefix) && !c.new_blob.empty()) v.blob = c.new_blob;
+        if (!c.new_blob.empty()) v.blob = c.new_blob;
     if (!v.blob.empty())
       if (auto body = archive_->read_blob(v.blob)) {
         ++parsed_;

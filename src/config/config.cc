@@ -1,4 +1,5 @@
-// feeddiff.toml: `[sources.NAME]` tables with url, every, ignore, skip_cosmetic and shard;
+// feeddiff.toml: a top-level `layout` ("flat" or "fanout"); `[sources.NAME]` tables with url,
+// every, ignore, skip_cosmetic and shard;
 // `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic and minor;
 // `[insignificant]` and `[sources.NAME.insignificant]` tables with whitespace, punctuation,
 // fields and min_words.
@@ -228,6 +229,11 @@ Result<Config> parse_config(std::string_view text) {
       auto rules = parse_insignificant(v, "insignificant");
       if (!rules) return rules.error();
       config.insignificant = std::move(*rules);
+    } else if (k.str() == "layout") {
+      auto s = v.value<std::string>();
+      auto layout = s ? parse_layout(*s) : std::nullopt;
+      if (!layout) return config_error(v.source(), "layout must be \"flat\" or \"fanout\"");
+      config.layout = *layout;
     } else if (k.str() != "sources") {
       return config_error(v.source(), fmt::format("unknown key '{}'", k.str()));
     }
@@ -313,6 +319,9 @@ std::string format_config(const Config& config) {
   std::ostringstream out;
   out << "# feeddiff sources. Change them with `feeddiff add` and `feeddiff remove`, or edit "
          "and commit.\n";
+  // Top-level keys come before any table; flat, the default, is left unsaid.
+  if (config.layout != Layout::flat)
+    out << "layout = " << quote(layout_name(config.layout)) << "\n";
   std::vector<const SourceConfig*> sorted;
   for (const auto& s : config.sources) sorted.push_back(&s);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
@@ -384,6 +393,45 @@ Result<std::string> set_source_url(std::string_view text, std::string_view name,
   return out;
 }
 
+// As set_source_url: the value spliced in where toml++ found it, or a new line after the
+// file's leading comments (top-level keys must come before the first table), then checked.
+Result<std::string> set_layout(std::string_view text, Layout layout) {
+  auto before = parse_config(text);
+  if (!before) return before.error();
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view{"feeddiff.toml"});
+  } catch (const toml::parse_error& e) {
+    return Error{Errc::bad_config, fmt::format("feeddiff.toml: {}", e.description())};
+  }
+  const std::string value = quote(layout_name(layout));
+  std::string out;
+  const Error unplaced{Errc::bad_config, "cannot find where to set the layout in feeddiff.toml"};
+  if (const toml::node* node = root["layout"].node()) {
+    auto begin = byte_offset(text, node->source().begin);
+    auto end = byte_offset(text, node->source().end);
+    if (!begin || !end || *end <= *begin || *end > text.size()) return unplaced;
+    out = std::string(text.substr(0, *begin)) + value + std::string(text.substr(*end));
+  } else {
+    std::size_t at = 0;
+    while (at < text.size() && text[at] == '#') {
+      const std::size_t nl = text.find('\n', at);
+      if (nl == std::string_view::npos) {
+        at = text.size();
+        break;
+      }
+      at = nl + 1;
+    }
+    std::string line = "layout = " + value + "\n";
+    if (at == text.size() && !text.empty() && text.back() != '\n') line = "\n" + line;
+    out = std::string(text.substr(0, at)) + line + std::string(text.substr(at));
+  }
+  before->layout = layout;
+  auto after = parse_config(out);
+  if (!after || format_config(*after) != format_config(*before)) return unplaced;
+  return out;
+}
+
 SplitUrl split_credentials(std::string_view url) {
   const UrlParts parts = split_url(url);
   return {redact_url(url), std::string(parts.userinfo.value_or(std::string_view()))};
@@ -449,6 +497,10 @@ Result<std::string> merge_config(std::string_view base, std::string_view upstrea
   if (!(l->insignificant == b->insignificant) && !(u->insignificant == l->insignificant)) {
     if (!(u->insignificant == b->insignificant)) return collided("[insignificant]");
     out.insignificant = l->insignificant;
+  }
+  if (l->layout != b->layout && u->layout != l->layout) {
+    if (u->layout != b->layout) return collided("layout");
+    out.layout = l->layout;
   }
   std::sort(out.sources.begin(), out.sources.end(),
             [](const SourceConfig& x, const SourceConfig& y) { return x.name < y.name; });

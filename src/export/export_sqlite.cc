@@ -331,7 +331,7 @@ class Exporter {
     }
     s_.commit_hashes.reset();
 
-    auto commits = archive_.log("raw/" + source + "/", 0);
+    auto commits = archive_.source_log(source, 0);
     if (!commits) return commits.error();
     std::optional<std::string> previous_body;
     for (auto it = commits->rbegin(); it != commits->rend(); ++it) {
@@ -399,8 +399,10 @@ class Exporter {
   // The body recorded at the commit, nullopt when the source has none there.
   Result<std::optional<std::string>> read_body(const std::string& source,
                                                const std::string& commit) {
+    auto dir = archive_.source_dir_at(commit, source);
+    if (!dir) return dir.error();
     for (const char* file : {"response.xml", "response.json"}) {
-      auto body = archive_.read(commit, fmt::format("raw/{}/{}", source, file));
+      auto body = archive_.read(commit, *dir + file);
       if (!body) return body.error();
       if (*body) return body;
     }

@@ -340,15 +340,33 @@ class Poller {
   Result<std::string> record(const SourceConfig& source, const FetchResponse& r) {
     cosmetic_.clear();
     const bool json = looks_like_json(r.body);
-    const std::string path = raw_path(source.name, json);
-    const std::string other = raw_path(source.name, !json);
-    auto previous = archive_.read_head(path);
-    if (!previous) return previous.error();
-    auto previous_other = archive_.read_head(other);
-    if (!previous_other) return previous_other.error();
-    first_version_ = !*previous && !*previous_other;
-    if (source.skip_cosmetic && *previous && **previous != r.body) {
-      if (auto why = cosmetic_change(**previous, r.body, source.ignore)) {
+    // Written where feeddiff.toml's layout says; a source still in the other layout (the key
+    // edited by hand rather than by `migrate`) is read from there and moved.
+    const Layout layout = config_.layout;
+    const Layout elsewhere = layout == Layout::flat ? Layout::fanout : Layout::flat;
+    const std::string path = raw_path(source.name, json, layout);
+    std::vector<std::string> stale;
+    std::optional<std::string> previous, previous_other;
+    for (const Layout at : {layout, elsewhere}) {
+      auto same = archive_.read_head(raw_path(source.name, json, at));
+      if (!same) return same.error();
+      auto other = archive_.read_head(raw_path(source.name, !json, at));
+      if (!other) return other.error();
+      if (!*same && !*other) continue;
+      previous = std::move(*same);
+      previous_other = std::move(*other);
+      if (previous_other) stale.push_back(raw_path(source.name, !json, at));
+      if (previous && at != layout) {
+        // Moved only with a new version: a commit that moved the body unchanged would be
+        // titled a change but show none.
+        if (*previous == r.body) return std::string();
+        stale.push_back(raw_path(source.name, json, at));
+      }
+      break;
+    }
+    first_version_ = !previous && !previous_other;
+    if (source.skip_cosmetic && previous && *previous != r.body) {
+      if (auto why = cosmetic_change(*previous, r.body, source.ignore)) {
         cosmetic_ = std::move(*why);
         return std::string();
       }
@@ -366,13 +384,13 @@ class Poller {
     request.commit_time = observed;
     request.author_time = origin.value_or(observed);
     request.files.push_back({path, r.body});
-    if (*previous_other) request.files.push_back({other, std::nullopt});
+    for (const std::string& gone : stale) request.files.push_back({gone, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();
-    if (*committed && *previous) {
+    if (*committed && previous) {
       // The items are read only once every commit of this poll is durable (derive_summaries):
       // whatever a body does to the parser, it cannot hold this or any other commit hostage.
-      auto changes = archive_.changes(**committed, "raw/" + source.name + "/");
+      auto changes = archive_.source_changes(**committed, source.name);
       if (!changes) return **committed;
       for (const PathChange& c : *changes)
         if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
@@ -484,8 +502,8 @@ std::size_t PollReport::failures() const {
   }));
 }
 
-std::string raw_path(const std::string& name, bool json) {
-  return "raw/" + name + (json ? "/response.json" : "/response.xml");
+std::string raw_path(const std::string& name, bool json, Layout layout) {
+  return source_dir(name, layout) + (json ? "response.json" : "response.xml");
 }
 
 Result<Config> load_config(const Archive& archive) {

@@ -12,7 +12,7 @@ Result<State> rebuild_state(const Archive& archive, const Config& config) {
   State state;
   for (const SourceConfig& source : config.sources) {
     SourceState& st = state.sources[source.name];
-    auto last = archive.log("raw/" + source.name, 1);
+    auto last = archive.source_log(source.name, 1);
     if (!last) return last.error();
     if (last->empty()) continue;
     const CommitInfo& commit = last->front();
@@ -37,7 +37,9 @@ Result<State> rebuild_state(const Archive& archive, const Config& config) {
     // The schedule a poll would have set then, from what the response said.
     FetchResponse response;
     for (const RecordedHeader& h : message.headers) response.headers.push_back({h.name, h.value});
-    auto body = archive.read(commit.id, raw_path(source.name, false));
+    auto dir = archive.source_dir_at(commit.id, source.name);
+    auto body = dir ? archive.read(commit.id, *dir + "response.xml")
+                    : Result<std::optional<std::string>>(dir.error());
     if (body && *body) response.body = std::move(**body);
     st.next_due = observed + std::max(source.every, schedule::freshness_hint(response));
   }

@@ -124,6 +124,80 @@ Result<bool> touches(git_commit* commit, const std::string& path) {
   return !git_oid_equal(&now, &before);
 }
 
+// The parent's tree, null for a root commit.
+Result<git::TreePtr> first_parent_tree(git_commit* commit) {
+  if (git_commit_parentcount(commit) == 0) return git::TreePtr();
+  git_commit* parent = nullptr;
+  if (git_commit_parent(&parent, commit, 0) != 0) return git::last_error("reading a parent");
+  git::CommitPtr parent_owned(parent);
+  return tree_of(parent);
+}
+
+// The id of source name's directory in a tree, in whichever layout holds it (a zero id when
+// neither does), and that directory (flat when neither).
+git_oid source_entry(const git_tree* tree, std::string_view name, std::string* dir = nullptr) {
+  git_oid zero{};
+  if (dir) *dir = source_dir(name, Layout::flat);
+  if (!tree) return zero;
+  // Fan-out first: raw/hh/NAME is a directory only in that layout (a flat source's directory
+  // holds files only), whereas raw/NAME may be a bucket when NAME is two hex digits.
+  for (Layout layout : {Layout::fanout, Layout::flat}) {
+    const std::string d = source_dir(name, layout);
+    git_tree_entry* entry = nullptr;
+    if (git_tree_entry_bypath(&entry, tree, d.substr(0, d.size() - 1).c_str()) != 0) continue;
+    git::TreeEntryPtr owned(entry);
+    if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) continue;
+    if (dir) *dir = d;
+    return *git_tree_entry_id(entry);
+  }
+  return zero;
+}
+
+// Whether the commit changed source name's files against its first parent, wherever each
+// side keeps them: a move from one layout to the other is no change.
+Result<bool> touches_source(git_commit* commit, std::string_view name) {
+  auto tree = tree_of(commit);
+  if (!tree) return tree.error();
+  auto parent_tree = first_parent_tree(commit);
+  if (!parent_tree) return parent_tree.error();
+  git_oid now = source_entry(tree->get(), name);
+  git_oid before = source_entry(parent_tree->get(), name);
+  return !git_oid_equal(&now, &before);
+}
+
+// The differences between two trees (either may be null), each path prefixed.
+Result<std::vector<PathChange>> diff_trees(git_repository* repo, git_tree* old_side,
+                                           git_tree* new_side, const std::string& prefix) {
+  git_diff* diff = nullptr;
+  git_diff_options options;
+  git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);
+  if (git_diff_tree_to_tree(&diff, repo, old_side, new_side, &options) != 0)
+    return git::last_error("comparing trees");
+  git::DiffPtr owned(diff);
+  std::vector<PathChange> out;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff, i);
+    PathChange change;
+    switch (delta->status) {
+      case GIT_DELTA_ADDED:
+        change = {
+            prefix + delta->new_file.path, ChangeKind::added, {}, git::to_hex(delta->new_file.id)};
+        break;
+      case GIT_DELTA_DELETED:
+        change = {prefix + delta->old_file.path,
+                  ChangeKind::deleted,
+                  git::to_hex(delta->old_file.id),
+                  {}};
+        break;
+      default:
+        change = {prefix + delta->new_file.path, ChangeKind::modified,
+                  git::to_hex(delta->old_file.id), git::to_hex(delta->new_file.id)};
+    }
+    out.push_back(std::move(change));
+  }
+  return out;
+}
+
 // A commit as log lists it: with the id abbreviated as git would. Only log prints ids for a
 // person to type back, so the odb lookup is paid here, not by every reader of a commit.
 CommitInfo listed_info(git_commit* commit) {
@@ -307,6 +381,11 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
       if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
                                       file.content->size()) != 0)
         return git::last_error(fmt::format("storing {}", file.path));
+    } else if (!file.blob.empty()) {
+      update.action = GIT_TREE_UPDATE_UPSERT;
+      update.filemode = GIT_FILEMODE_BLOB;
+      if (file.blob.size() != GIT_OID_HEXSZ || git_oid_fromstr(&update.id, file.blob.c_str()) != 0)
+        return Error{Errc::git, fmt::format("no blob {} for {}", file.blob, file.path)};
     } else {
       const git_oid existing = entry_id(base.get(), file.path);
       if (git_oid_is_zero(&existing) == 1) continue;
@@ -716,34 +795,87 @@ Result<std::vector<PathChange>> Archive::changes(std::string_view commit_id,
     old_side = old_under.get();
     new_side = new_under.get();
   }
-  git_diff* diff = nullptr;
-  git_diff_options options;
-  git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);
-  if (git_diff_tree_to_tree(&diff, repo, old_side, new_side, &options) != 0)
-    return git::last_error("comparing trees");
-  git::DiffPtr owned(diff);
-  std::vector<PathChange> out;
-  for (std::size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff, i);
-    PathChange change;
-    switch (delta->status) {
-      case GIT_DELTA_ADDED:
-        change = {
-            prefix + delta->new_file.path, ChangeKind::added, {}, git::to_hex(delta->new_file.id)};
-        break;
-      case GIT_DELTA_DELETED:
-        change = {prefix + delta->old_file.path,
-                  ChangeKind::deleted,
-                  git::to_hex(delta->old_file.id),
-                  {}};
-        break;
-      default:
-        change = {prefix + delta->new_file.path, ChangeKind::modified,
-                  git::to_hex(delta->old_file.id), git::to_hex(delta->new_file.id)};
-    }
-    out.push_back(std::move(change));
+  return diff_trees(repo, old_side, new_side, prefix);
+}
+
+Result<std::string> Archive::source_dir_at(std::string_view commit_id,
+                                           std::string_view name) const {
+  auto commit = lookup_commit(impl_->repo.get(), commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  std::string dir;
+  source_entry(tree->get(), name, &dir);
+  return dir;
+}
+
+Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_id,
+                                                        std::string_view name) const {
+  git_repository* repo = impl_->repo.get();
+  auto commit = lookup_commit(repo, commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  auto parent_tree = first_parent_tree(commit->get());
+  if (!parent_tree) return parent_tree.error();
+  std::string new_dir, old_dir;
+  const git_oid now = source_entry(tree->get(), name, &new_dir);
+  const git_oid before = source_entry(parent_tree->get(), name, &old_dir);
+  if (git_oid_equal(&now, &before)) return std::vector<PathChange>{};
+  auto load = [&](const git_oid& id) -> Result<git::TreePtr> {
+    if (git_oid_is_zero(&id) == 1) return git::TreePtr();
+    git_tree* found = nullptr;
+    if (git_tree_lookup(&found, repo, &id) != 0)
+      return git::last_error(fmt::format("reading the directory of {}", name));
+    return git::TreePtr(found);
+  };
+  auto old_side = load(before);
+  if (!old_side) return old_side.error();
+  auto new_side = load(now);
+  if (!new_side) return new_side.error();
+  return diff_trees(repo, old_side->get(), new_side->get(),
+                    git_oid_is_zero(&now) == 1 ? old_dir : new_dir);
+}
+
+Result<std::vector<PathChange>> Archive::files_under(std::string_view commit_id,
+                                                     std::string_view dir) const {
+  git_repository* repo = impl_->repo.get();
+  auto commit = lookup_commit(repo, commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  std::string prefix(dir);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  git::TreePtr under;
+  git_tree* top = tree->get();
+  if (!prefix.empty()) {
+    git_tree_entry* entry = nullptr;
+    if (git_tree_entry_bypath(&entry, top, prefix.c_str()) != 0) return std::vector<PathChange>{};
+    git::TreeEntryPtr owned(entry);
+    if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) return std::vector<PathChange>{};
+    git_tree* found = nullptr;
+    if (git_tree_lookup(&found, repo, git_tree_entry_id(entry)) != 0)
+      return git::last_error(fmt::format("reading {}", prefix));
+    under.reset(found);
+    top = found;
+    prefix += '/';
   }
-  return out;
+  struct Walk {
+    std::string prefix;
+    std::vector<PathChange> out;
+  } walk{prefix, {}};
+  auto visit = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    auto* w = static_cast<Walk*>(payload);
+    if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB)
+      w->out.push_back({w->prefix + root + git_tree_entry_name(entry),
+                        ChangeKind::added,
+                        {},
+                        git::to_hex(*git_tree_entry_id(entry))});
+    return 0;
+  };
+  if (git_tree_walk(top, GIT_TREEWALK_PRE, visit, &walk) != 0)
+    return git::last_error(fmt::format("listing {}", dir));
+  return std::move(walk.out);
 }
 
 Blob::Blob(std::string bytes) {
@@ -797,13 +929,47 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
     return git::last_error("walking history");
   std::string prefix(path_prefix);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos) {
-    // One source: from the index, which writes what it caught up only when no writer holds
-    // the lock (a reader never waits for a poll).
+  if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos)
+    return source_log(std::string_view(prefix).substr(4), limit);
+  git_oid id;
+  for (;;) {
+    if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)
+      break;
+    else if (rc != 0)
+      return git::last_error("walking history");
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+    git::CommitPtr commit(c);
+    if (!prefix.empty()) {
+      auto touched = touches(c, prefix);
+      if (!touched) return touched.error();
+      if (!*touched) continue;
+    }
+    out.push_back(listed_info(c));
+    if (limit && out.size() >= limit) break;
+  }
+  return out;
+}
+
+Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
+                                                    std::size_t limit) const {
+  git_repository* repo = impl_->repo.get();
+  std::vector<CommitInfo> out;
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  if (!*head) return out;
+  git_revwalk* walk = nullptr;
+  if (git_revwalk_new(&walk, repo) != 0) return git::last_error("walking history");
+  git::RevwalkPtr owned(walk);
+  git_revwalk_sorting(walk, GIT_SORT_NONE);  // lazily, as log does
+  if (git_revwalk_push(walk, git_commit_id(head->value().get())) != 0)
+    return git::last_error("walking history");
+  {
+    // From the index, which writes what it caught up only when no writer holds the lock (a
+    // reader never waits for a poll).
     std::optional<ArchiveLock> lock;
     auto ids = source_index::commits_of(repo, impl_->git_dir + "/feeddiff/index",
-                                        *git_commit_id(head->value().get()),
-                                        std::string_view(prefix).substr(4), limit, [&] {
+                                        *git_commit_id(head->value().get()), name, limit, [&] {
                                           auto l = ArchiveLock::acquire(*this, false);
                                           if (!l) return false;
                                           lock.emplace(std::move(*l));
@@ -833,11 +999,9 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
     git_commit* c = nullptr;
     if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
     git::CommitPtr commit(c);
-    if (!prefix.empty()) {
-      auto touched = touches(c, prefix);
-      if (!touched) return touched.error();
-      if (!*touched) continue;
-    }
+    auto touched = touches_source(c, name);
+    if (!touched) return touched.error();
+    if (!*touched) continue;
     out.push_back(listed_info(c));
     if (limit && out.size() >= limit) break;
   }
@@ -947,6 +1111,68 @@ Status put(git_treebuilder* b, const std::string& name, const std::optional<Entr
   return Ok{};
 }
 
+// Whether an entry is absent or a directory of directories (a fan-out bucket holds sources'
+// directories only; a source's directory holds files only).
+Result<bool> absent_or_bucket(git_repository* repo, const std::optional<Entry>& entry) {
+  if (!entry) return true;
+  if (entry->mode != GIT_FILEMODE_TREE) return false;
+  auto tree = subtree(repo, entry);
+  if (!tree) return tree.error();
+  const std::size_t n = git_tree_entrycount(tree->get());
+  for (std::size_t i = 0; i < n; ++i)
+    if (git_tree_entry_type(git_tree_entry_byindex(tree->get(), i)) != GIT_OBJECT_TREE)
+      return false;
+  return n > 0;
+}
+
+// Onto's directory (eo) with each entry that base -> local (eb -> el) changed as local left
+// it. At raw/ (buckets), an entry named by two hex digits that is a fan-out bucket on every
+// side (raw/hh/, see source_dir) is merged the same way one level down, so that sources
+// sharing a bucket keep the versions both sides recorded.
+Result<std::optional<Entry>> replay_dir(git_repository* repo, const std::optional<Entry>& eb,
+                                        const std::optional<Entry>& el,
+                                        const std::optional<Entry>& eo, bool buckets) {
+  auto tb = subtree(repo, eb), tl = subtree(repo, el), to = subtree(repo, eo);
+  if (!tb) return tb.error();
+  if (!tl) return tl.error();
+  if (!to) return to.error();
+  const auto rb = entries_of(tb->get()), rl = entries_of(tl->get()), ro = entries_of(to->get());
+  std::set<std::string> names;
+  for (const auto& [n, e] : rb) names.insert(n);
+  for (const auto& [n, e] : rl) names.insert(n);
+  Builder dir;
+  if (git_treebuilder_new(&dir.b, repo, to->get()) != 0) return git::last_error("writing a tree");
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  for (const std::string& s : names) {
+    const auto sb = find_entry(rb, s), sl = find_entry(rl, s);
+    if (sb == sl) continue;
+    std::optional<Entry> merged = sl;
+    if (buckets && s.size() == 2 && hex(s[0]) && hex(s[1])) {
+      bool all = true;
+      for (const auto* side : {&sb, &sl}) {
+        auto b = absent_or_bucket(repo, *side);
+        if (!b) return b.error();
+        all = all && *b;
+      }
+      auto b = absent_or_bucket(repo, find_entry(ro, s));
+      if (!b) return b.error();
+      if (all && *b) {
+        auto inner = replay_dir(repo, sb, sl, find_entry(ro, s), false);
+        if (!inner) return inner.error();
+        merged = *inner;
+      }
+    }
+    if (auto ok = put(dir.b, s, merged); !ok) return ok.error();
+  }
+  std::optional<Entry> out;
+  if (git_treebuilder_entrycount(dir.b) > 0) {
+    out.emplace();
+    out->mode = GIT_FILEMODE_TREE;
+    if (git_treebuilder_write(&out->id, dir.b) != 0) return git::last_error("writing a tree");
+  }
+  return out;
+}
+
 // The tree of `local` (a commit whose first parent is `base`) replayed onto `onto`: onto's
 // tree plus the change base -> local.
 Result<git_oid> replayed_tree(git_repository* repo, git_commit* base, git_commit* local,
@@ -974,30 +1200,9 @@ Result<git_oid> replayed_tree(git_repository* repo, git_commit* base, git_commit
                        (!eo || eo->mode == GIT_FILEMODE_TREE);
     if (name == "raw" && trees) {
       // Each source's subtree as the local commit left it: only its poller writes it.
-      auto tb = subtree(repo, eb), tl = subtree(repo, el), to = subtree(repo, eo);
-      if (!tb) return tb.error();
-      if (!tl) return tl.error();
-      if (!to) return to.error();
-      const auto rb = entries_of(tb->get()), rl = entries_of(tl->get());
-      std::set<std::string> sources;
-      for (const auto& [n, e] : rb) sources.insert(n);
-      for (const auto& [n, e] : rl) sources.insert(n);
-      Builder raw;
-      if (git_treebuilder_new(&raw.b, repo, to->get()) != 0)
-        return git::last_error("writing a tree");
-      for (const std::string& s : sources) {
-        const auto sb = find_entry(rb, s), sl = find_entry(rl, s);
-        if (sb == sl) continue;
-        if (auto ok = put(raw.b, s, sl); !ok) return ok.error();
-      }
-      std::optional<Entry> new_raw;
-      if (git_treebuilder_entrycount(raw.b) > 0) {
-        new_raw.emplace();
-        new_raw->mode = GIT_FILEMODE_TREE;
-        if (git_treebuilder_write(&new_raw->id, raw.b) != 0)
-          return git::last_error("writing a tree");
-      }
-      if (auto ok = put(root.b, name, new_raw); !ok) return ok.error();
+      auto new_raw = replay_dir(repo, eb, el, eo, true);
+      if (!new_raw) return new_raw.error();
+      if (auto ok = put(root.b, name, *new_raw); !ok) return ok.error();
       continue;
     }
     if (eo == eb) {  // only the local side changed it

@@ -23,9 +23,10 @@
 // are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
 // feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
 // Source: S; poll writes nothing but raw/S/ in one) touches S alone; anything else (a user's
-// commit, an amended or rebased one, remove/import, a hand edit) is indexed by comparing
-// raw/'s entries with its parent's. Only first-parent history is indexed: a merge on the
-// chain makes the index decline and the caller walk.
+// commit, an amended or rebased one, remove/import, migrate, a hand edit) is indexed by
+// comparing the sources' directories with its parent's, each found in its layout (raw_diff). Only
+// first-parent history is indexed: a merge on the chain makes the index decline and the caller
+// walk.
 
 #include "store/source_index.h"
 
@@ -54,7 +55,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "feeddiff-source-index 1";
+// 2: names are sources in either layout (raw/NAME/ or raw/hh/NAME/), where 1 took every
+// entry of raw/ for a source; a fan-out archive's index of format 1 would name its buckets.
+constexpr std::string_view kMagic = "feeddiff-source-index 2";
 constexpr std::size_t kRecord = 28;
 // An escaped name longer than this could exceed a file system's name limit; such a name
 // under raw/ makes the index decline (the caller walks), which no feeddiff source reaches.
@@ -243,8 +246,30 @@ std::string version_source(const git_commit* commit) {
   return {};
 }
 
-// The names under raw/ whose subtree differs between two `raw` trees (zero: none), as
-// `git log -- raw/<name>/` sees them: a blob at raw/<name> on both sides is no match.
+// Whether a raw/ entry is a fan-out bucket: two lower-case hex digits naming a directory of
+// directories (a source's directory holds files only, so a source named like a bucket is
+// told apart by what it holds).
+bool is_bucket(git_repository* repo, std::string_view name, const git_oid& id) {
+  if (name.size() != 2) return false;
+  for (char c : name)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  git_tree* tree = nullptr;
+  if (git_tree_lookup(&tree, repo, &id) != 0) {
+    git_error_clear();
+    return false;
+  }
+  git::TreePtr owned(tree);
+  const std::size_t n = git_tree_entrycount(tree);
+  if (n == 0) return false;
+  for (std::size_t i = 0; i < n; ++i)
+    if (git_tree_entry_type(git_tree_entry_byindex(tree, i)) != GIT_OBJECT_TREE) return false;
+  return true;
+}
+
+// The names under raw/ whose directory differs between two `raw` trees (zero: none), as
+// `git log -- raw/<name>/` sees them (a blob at raw/<name> on both sides is no match), in
+// either layout: a source's directory is found in its bucket (raw/hh/NAME/) or at raw/NAME/,
+// and one moved from one layout to the other unchanged (`migrate`) is no change.
 Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& before,
                                           const git_oid& after) {
   auto load = [&](const git_oid& id) -> Result<git::TreePtr> {
@@ -261,29 +286,58 @@ Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& b
     git_oid id;
     bool tree;
   };
-  std::map<std::string, Entry> old_entries;
-  if (*old_tree)
-    for (std::size_t i = 0; i < git_tree_entrycount(old_tree->get()); ++i) {
-      const git_tree_entry* e = git_tree_entry_byindex(old_tree->get(), i);
-      old_entries[git_tree_entry_name(e)] = {*git_tree_entry_id(e),
-                                             git_tree_entry_type(e) == GIT_OBJECT_TREE};
+  using Entries = std::map<std::string, Entry>;
+  auto entries = [](const git_tree* tree) {
+    Entries out;
+    if (tree)
+      for (std::size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+        const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+        out[git_tree_entry_name(e)] = {*git_tree_entry_id(e),
+                                       git_tree_entry_type(e) == GIT_OBJECT_TREE};
+      }
+    return out;
+  };
+  Entries old_top = entries(old_tree->get()), new_top = entries(new_tree->get());
+  // Entries equal on both sides (an untouched source or bucket) are left out unread; the
+  // others become source names, a bucket's by its sources.
+  for (auto it = old_top.begin(); it != old_top.end();) {
+    auto other = new_top.find(it->first);
+    if (other != new_top.end() && git_oid_equal(&other->second.id, &it->second.id) &&
+        other->second.tree == it->second.tree) {
+      new_top.erase(other);
+      it = old_top.erase(it);
+    } else {
+      ++it;
     }
-  std::vector<std::string> out;
-  if (*new_tree)
-    for (std::size_t i = 0; i < git_tree_entrycount(new_tree->get()); ++i) {
-      const git_tree_entry* e = git_tree_entry_byindex(new_tree->get(), i);
-      const std::string name = git_tree_entry_name(e);
-      const bool is_tree = git_tree_entry_type(e) == GIT_OBJECT_TREE;
-      auto it = old_entries.find(name);
-      if (it == old_entries.end()) {
-        if (is_tree) out.push_back(name);
+  }
+  auto flatten = [&](const Entries& top) -> Result<Entries> {
+    Entries out;
+    for (const auto& [name, e] : top) {
+      if (!e.tree || !is_bucket(repo, name, e.id)) {
+        out.emplace(name, e);
         continue;
       }
-      if (!git_oid_equal(&it->second.id, git_tree_entry_id(e)) && (is_tree || it->second.tree))
-        out.push_back(name);
-      old_entries.erase(it);
+      auto bucket = load(e.id);
+      if (!bucket) return bucket.error();
+      for (auto& [inner, ie] : entries(bucket->get())) out.insert_or_assign(inner, ie);
     }
-  for (const auto& [name, e] : old_entries)
+    return out;
+  };
+  auto old_entries = flatten(old_top);
+  if (!old_entries) return old_entries.error();
+  auto new_entries = flatten(new_top);
+  if (!new_entries) return new_entries.error();
+  std::vector<std::string> out;
+  for (const auto& [name, e] : *new_entries) {
+    auto it = old_entries->find(name);
+    if (it == old_entries->end()) {
+      if (e.tree) out.push_back(name);
+      continue;
+    }
+    if (!git_oid_equal(&it->second.id, &e.id) && (e.tree || it->second.tree)) out.push_back(name);
+    old_entries->erase(it);
+  }
+  for (const auto& [name, e] : *old_entries)
     if (e.tree) out.push_back(name);
   return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The per-source index under .git/feeddiff/index/: for each name under raw/, the commits of
-// the branch's first-parent history that changed raw/<name>/, so that `log NAME` reads the
+// The per-source index under .git/feeddiff/index/: for each source under raw/ (at raw/<name>/
+// or, fanned out, raw/<hh>/<name>/), the commits of the branch's first-parent history that
+// changed its files, so that `log NAME` reads the
 // few commits it prints instead of diffing every commit of the history. A cache: it is
 // checked against the branch on every use, caught up from the commits made since, rebuilt
 // when it cannot be trusted, and declines (the caller walks) where it cannot answer.

@@ -207,3 +207,35 @@ TEST_CASE("insignificant tables round-trip, inline or not, the source's keys ove
     CHECK(r.error().message.find("line") != std::string::npos);
   }
 }
+
+TEST_CASE("layout is flat unless feeddiff.toml says fanout, and round-trips", "[config][layout]") {
+  auto none = parse_config("[sources.a]\nurl = \"http://x/\"\n");
+  REQUIRE(none);
+  CHECK(none->layout == Layout::flat);
+  CHECK(format_config(*none).find("layout") == std::string::npos);
+  auto fan = parse_config("layout = \"fanout\"\n[sources.a]\nurl = \"http://x/\"\n");
+  REQUIRE(fan);
+  CHECK(fan->layout == Layout::fanout);
+  auto back = parse_config(format_config(*fan));
+  REQUIRE(back);
+  CHECK(back->layout == Layout::fanout);
+  auto bad = parse_config("layout = 1\n");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "feeddiff.toml line 1: layout must be \"flat\" or \"fanout\"");
+}
+
+TEST_CASE("set_layout edits the key in place and keeps every other byte", "[config][layout]") {
+  const std::string text = "# my feeds\n# two lines\n\n[sources.a] # first\nurl = \"http://x/\"\n";
+  auto added = set_layout(text, Layout::fanout);
+  REQUIRE(added);
+  CHECK(*added ==
+        "# my feeds\n# two lines\nlayout = \"fanout\"\n\n[sources.a] # first\nurl = "
+        "\"http://x/\"\n");
+  auto flat = set_layout(*added, Layout::flat);
+  REQUIRE(flat);
+  CHECK(*flat ==
+        "# my feeds\n# two lines\nlayout = \"flat\"\n\n[sources.a] # first\nurl = "
+        "\"http://x/\"\n");
+  REQUIRE(parse_config(*flat));
+  CHECK(parse_config(*flat)->layout == Layout::flat);
+}

@@ -215,3 +215,19 @@ TEST_CASE("a tab-separated cache line round-trips any field and rejects a bad es
   CHECK_FALSE(split_tab_fields("a\\q", back));
   CHECK_FALSE(split_tab_fields("ends in a backslash\\", back));
 }
+
+TEST_CASE("a source's directory in each layout, and back to its name", "[core][layout]") {
+  // hashlib.sha1(b"alpha").hexdigest()[:2] == "be", as bench/scale/generate files it.
+  CHECK(fanout_bucket("alpha") == "be");
+  CHECK(source_dir("alpha", Layout::flat) == "raw/alpha/");
+  CHECK(source_dir("alpha", Layout::fanout) == "raw/be/alpha/");
+  CHECK(source_of_raw_path("raw/alpha/response.xml") == "alpha");
+  CHECK(source_of_raw_path("raw/be/alpha/response.xml") == "alpha");
+  // A flat source named like a bucket: its files sit one level up.
+  CHECK(source_of_raw_path("raw/ab/response.xml") == "ab");
+  CHECK_FALSE(source_of_raw_path("raw/alpha"));
+  CHECK_FALSE(source_of_raw_path("raw/abc/alpha/response.xml"));
+  CHECK_FALSE(source_of_raw_path("feeddiff.toml"));
+  CHECK(parse_layout("fanout") == Layout::fanout);
+  CHECK_FALSE(parse_layout("Fanout"));
+}
