@@ -261,6 +261,9 @@ class Archive {
   /// either layout (a move between layouts is no change; see source_changes): from the
   /// per-source index when it can answer, else by walking the history.
   Result<std::vector<CommitInfo>> source_log(std::string_view name, std::size_t limit) const;
+  /// The full ids of source_log(name, 0), reading no commit when the index answers: the cost
+  /// of a list of ids, not of a history.
+  Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;
   /// Walks the branch's first-parent chain from HEAD, newest first and one commit at a time
   /// (nothing is read ahead), calling visit with each commit's full id and whether it changed
   /// a path under path_prefix against its first parent (as log decides it); stops when visit

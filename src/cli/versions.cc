@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "feeddiff/normalize.h"
@@ -32,9 +33,10 @@ std::string cache_name(std::string_view source) {
 
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
   SourceVersions out(archive, source);
-  auto commits = archive.source_log(source, 0);
+  auto commits = archive.source_commit_ids(source);
   if (!commits) return commits.error();
-  for (auto it = commits->rbegin(); it != commits->rend(); ++it) out.commits_.push_back(it->id);
+  out.commits_.assign(std::make_move_iterator(commits->rbegin()),
+                      std::make_move_iterator(commits->rend()));
 
   auto text = archive.cache_read(cache_name(source));
   if (!text) return out;

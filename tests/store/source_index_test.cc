@@ -121,8 +121,8 @@ std::string escaped(const std::string& name) {
   return out;
 }
 
-// Every source (and the names only a user's commit made), by log and log -n 2, agrees
-// with git; and the written index holds git's count for each.
+// Every source (and the names only a user's commit made), by log, log -n 2 and the ids
+// alone, agrees with git; and the written index holds git's count for each.
 void check_agrees(const std::string& dir, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> names = kSources;
   names.insert(names.end(), extra.begin(), extra.end());
@@ -133,6 +133,11 @@ void check_agrees(const std::string& dir, const std::vector<std::string>& extra 
     const std::vector<std::string> first_two(
         expected.begin(), expected.begin() + std::min<std::size_t>(2, expected.size()));
     CHECK(index_log(dir, name, 2) == first_two);
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    auto ids = archive->source_commit_ids(name);
+    REQUIRE(ids);
+    CHECK(*ids == expected);
   }
   // The reads above took the free lock and wrote what they caught up.
   const auto counts = tip_counts(dir);
