@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -139,9 +140,15 @@ git_oid source_entry(const git_tree* tree, std::string_view name, std::string* d
   git_oid zero{};
   if (dir) *dir = source_dir(name, Layout::flat);
   if (!tree) return zero;
-  // Fan-out first: raw/hh/NAME is a directory only in that layout (a flat source's directory
-  // holds files only), whereas raw/NAME may be a bucket when NAME is two hex digits.
-  for (Layout layout : {Layout::fanout, Layout::flat}) {
+  // raw/hh/NAME is a directory only in the fan-out layout (a flat source's directory holds
+  // files only), and raw/NAME only in the flat one unless NAME is two hex digits, a bucket's
+  // name: so fan-out first for such a name, flat first otherwise (no SHA-1 to compute, and
+  // libcrypto's first use costs more than the rest of a lookup).
+  const bool bucket_like = name.size() == 2 && std::isxdigit(static_cast<unsigned char>(name[0])) &&
+                           std::isxdigit(static_cast<unsigned char>(name[1]));
+  const Layout first = bucket_like ? Layout::fanout : Layout::flat;
+  const Layout second = bucket_like ? Layout::flat : Layout::fanout;
+  for (Layout layout : {first, second}) {
     const std::string d = source_dir(name, layout);
     git_tree_entry* entry = nullptr;
     if (git_tree_entry_bypath(&entry, tree, d.substr(0, d.size() - 1).c_str()) != 0) continue;
