@@ -918,26 +918,21 @@ Result<Blob> Archive::read_blob(std::string_view blob_id) const {
   return Blob(std::move(owner), bytes);
 }
 
-Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
-                                             std::size_t limit) const {
-  git_repository* repo = impl_->repo.get();
+namespace {
+
+// The commits from head, newest first, that keep accepts, at most limit (0: all). No sorting
+// flag: libgit2 then walks lazily, parent by parent (the branch is linear and written in time
+// order), so `log -n N` reads N commits. GIT_SORT_TOPOLOGICAL would first read every commit
+// of the history to sort them.
+Result<std::vector<CommitInfo>> walk_log(git_repository* repo, const git_oid& head,
+                                         std::size_t limit,
+                                         const std::function<Result<bool>(git_commit*)>& keep) {
   std::vector<CommitInfo> out;
-  auto head = branch_head(repo);
-  if (!head) return head.error();
-  if (!*head) return out;
   git_revwalk* walk = nullptr;
   if (git_revwalk_new(&walk, repo) != 0) return git::last_error("walking history");
   git::RevwalkPtr owned(walk);
-  // No sorting flag: libgit2 then walks lazily, parent by parent (the branch is linear and
-  // written in time order), so `log -n N` reads N commits. GIT_SORT_TOPOLOGICAL would first
-  // read every commit of the history to sort them.
   git_revwalk_sorting(walk, GIT_SORT_NONE);
-  if (git_revwalk_push(walk, git_commit_id(head->value().get())) != 0)
-    return git::last_error("walking history");
-  std::string prefix(path_prefix);
-  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos)
-    return source_log(std::string_view(prefix).substr(4), limit);
+  if (git_revwalk_push(walk, &head) != 0) return git::last_error("walking history");
   git_oid id;
   for (;;) {
     if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)
@@ -947,18 +942,14 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
     git_commit* c = nullptr;
     if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
     git::CommitPtr commit(c);
-    if (!prefix.empty()) {
-      auto touched = touches(c, prefix);
-      if (!touched) return touched.error();
-      if (!*touched) continue;
-    }
+    auto kept = keep(c);
+    if (!kept) return kept.error();
+    if (!*kept) continue;
     out.push_back(listed_info(c));
     if (limit && out.size() >= limit) break;
   }
   return out;
 }
-
-namespace {
 
 // The commits of source name from the per-source index, newest first, at most limit (0: all);
 // nullopt when the index cannot answer (then the caller walks). The index writes what it
@@ -979,15 +970,31 @@ std::optional<std::vector<git_oid>> indexed_commits(const Archive& archive, git_
 
 }  // namespace
 
+Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
+                                             std::size_t limit) const {
+  std::string prefix(path_prefix);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos)
+    return source_log(std::string_view(prefix).substr(4), limit);
+  git_repository* repo = impl_->repo.get();
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  if (!*head) return std::vector<CommitInfo>{};
+  return walk_log(repo, *git_commit_id(head->value().get()), limit,
+                  [&](git_commit* c) -> Result<bool> {
+                    if (prefix.empty()) return true;
+                    return touches(c, prefix);
+                  });
+}
+
 Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
                                                     std::size_t limit) const {
   git_repository* repo = impl_->repo.get();
-  std::vector<CommitInfo> out;
   auto head = branch_head(repo);
   if (!head) return head.error();
-  if (!*head) return out;
-  if (auto ids = indexed_commits(*this, repo, impl_->git_dir, *git_commit_id(head->value().get()),
-                                 name, limit)) {
+  if (!*head) return std::vector<CommitInfo>{};
+  const git_oid& tip = *git_commit_id(head->value().get());
+  if (auto ids = indexed_commits(*this, repo, impl_->git_dir, tip, name, limit)) {
     std::vector<CommitInfo> found;
     bool ok = true;
     for (const git_oid& oid : *ids) {
@@ -1001,28 +1008,7 @@ Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
     }
     if (ok) return found;
   }
-  git_revwalk* walk = nullptr;
-  if (git_revwalk_new(&walk, repo) != 0) return git::last_error("walking history");
-  git::RevwalkPtr owned(walk);
-  git_revwalk_sorting(walk, GIT_SORT_NONE);  // lazily, as log does
-  if (git_revwalk_push(walk, git_commit_id(head->value().get())) != 0)
-    return git::last_error("walking history");
-  git_oid id;
-  for (;;) {
-    if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)
-      break;
-    else if (rc != 0)
-      return git::last_error("walking history");
-    git_commit* c = nullptr;
-    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-    git::CommitPtr commit(c);
-    auto touched = touches_source(c, name);
-    if (!touched) return touched.error();
-    if (!*touched) continue;
-    out.push_back(listed_info(c));
-    if (limit && out.size() >= limit) break;
-  }
-  return out;
+  return walk_log(repo, tip, limit, [name](git_commit* c) { return touches_source(c, name); });
 }
 
 Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view name) const {

@@ -48,17 +48,17 @@ std::vector<pack::PackObject> hub_chains(const std::vector<git_oid>& versions) {
   out.reserve(versions.size());
   int hub_depth = 0;
   for (std::size_t i = 0; i < versions.size(); ++i) {
-    pack::PackObject o{versions[i], std::string(kBigTreePath), i - 1};
+    std::size_t base = i - 1;  // between hubs: the version before
     if (i % kHubSpan == 0) {
       if (i == 0 || hub_depth == kHubDepth) {
-        o.base = pack::PackObject::kWhole;
+        base = pack::PackObject::kWhole;
         hub_depth = 0;
       } else {
-        o.base = i - kHubSpan;
+        base = i - kHubSpan;
         ++hub_depth;
       }
     }
-    out.push_back(std::move(o));
+    out.push_back({versions[i], std::string(kBigTreePath), base});
   }
   return out;
 }

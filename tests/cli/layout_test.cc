@@ -68,19 +68,24 @@ void poll_at(CliArchive& archive, const std::string& now) {
   REQUIRE(r.exit_code == 0);
 }
 
-}  // namespace
-
-TEST_CASE("a poll into a fan-out archive writes raw/hh/NAME/response.xml", "[cli][layout]") {
-  Feeds feeds;
-  CliArchive archive("layout-poll");
-  REQUIRE(archive({"add", "alpha", feeds.server.url("/alpha")}).exit_code == 0);
-  // Declared by hand, as a user may: the key before the first table.
+// Declares the fan-out layout as a user may by hand: the key before the first table of
+// feeddiff.toml, committed with git, not `migrate`.
+void declare_fanout_by_hand(CliArchive& archive) {
   const std::string toml = archive.dir() + "/feeddiff.toml";
   spit(toml, "layout = \"fanout\"\n" + slurp(toml));
   REQUIRE(archive
               .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-am",
                     "fan out"})
               .exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a poll into a fan-out archive writes raw/hh/NAME/response.xml", "[cli][layout]") {
+  Feeds feeds;
+  CliArchive archive("layout-poll");
+  REQUIRE(archive({"add", "alpha", feeds.server.url("/alpha")}).exit_code == 0);
+  declare_fanout_by_hand(archive);
 
   poll_at(archive, "2026-10-01T06:00:00.000Z");
   const std::string path = std::string("raw/") + kAlphaBucket + "/alpha/response.xml";
@@ -290,12 +295,7 @@ TEST_CASE("a layout declared by hand moves a source with its next new version on
   CliArchive archive("layout-by-hand");
   REQUIRE(archive({"add", "alpha", feeds.server.url("/alpha")}).exit_code == 0);
   poll_at(archive, "2026-10-01T06:00:00.000Z");
-  const std::string toml = archive.dir() + "/feeddiff.toml";
-  spit(toml, "layout = \"fanout\"\n" + slurp(toml));
-  REQUIRE(archive
-              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-am",
-                    "fan out"})
-              .exit_code == 0);
+  declare_fanout_by_hand(archive);
   const std::string declared = archive.head();
   // The same body: no commit, and the source stays where it is.
   poll_at(archive, "2026-10-01T07:00:00.000Z");
