@@ -307,6 +307,10 @@ class Archive {
   /// Caches a value under name, best effort: written beside and renamed, never fsync'd;
   /// failures (a read-only archive, a full disk, a bad name) are ignored.
   void cache_write(std::string_view name, std::string_view value) const;
+  /// Appends to the value cached under name (creating it), best effort like cache_write:
+  /// a crash may leave the value cut anywhere, so what is appended must be records that a
+  /// reader checks one by one (complete lines).
+  void cache_append(std::string_view name, std::string_view value) const;
 
  private:
   friend class ArchiveLock;

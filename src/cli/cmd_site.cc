@@ -510,7 +510,8 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   }
 
   Histories histories(top, writes);
-  std::set<std::string> touched_sources;
+  // Each source with new changes, and the oldest of them.
+  std::map<std::string, std::string> touched_sources;
   Writes read_twice;  // the stale pass below counts the old rows that are not the site's own
   OldRows old_rows(old_state / "history", read_twice);
   bool reusing = rebuild && reuse_pages;
@@ -534,7 +535,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     SourceRow& source = state.sources[change->source];
     if (check_source_name(change->source)) {
       if (auto ok = histories.append(change->source, source.count, *change); !ok) return ok.error();
-      touched_sources.insert(change->source);
+      touched_sources.emplace(change->source, change->id);
     }
     ++source.count;
     source.last_id = change->id;
@@ -605,8 +606,13 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
     s.href = "sources/" + name + ".html";
     // Its edited items' pages and feeds change only with its changes (and a feed's links
     // with the base URL): only then is its history read again.
-    if (check_source_name(name) && row.count && (touched_sources.count(name) || new_feed_base)) {
-      auto items = write_item_pages(*archive, top, top / kStateDir, name, base, write);
+    const auto touched = touched_sources.find(name);
+    if (check_source_name(name) && row.count &&
+        (touched != touched_sources.end() || new_feed_base)) {
+      // Every item page when the feeds' links change; else those of items with new events.
+      const std::string since =
+          new_feed_base || touched == touched_sources.end() ? "" : touched->second;
+      auto items = write_item_pages(*archive, top, top / kStateDir, name, base, since, write);
       if (!items) return items.error();
     }
     // A name that is not safe as a file name gets no page (it cannot come from `add`).

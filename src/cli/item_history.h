@@ -20,10 +20,13 @@ struct SourceHistory {
   std::size_t parsed = 0;                ///< versions normalized (the others came from the cache)
 };
 
-/// Walks the commits of raw/<source>/ (from the source index when there is one), oldest
-/// first, and diffs each version's items with the last readable version before it. Each
-/// diff comes from the archive's item-summary cache when it holds one (poll and show write
-/// it), else both versions are normalized (each at most once) and the summary is cached.
+/// Walks the commits of raw/<source>/ (from the source index), oldest first, and diffs each
+/// version's items with the last readable version before it. Each diff comes from the
+/// archive's item-summary cache when it holds one (poll and show write it), else both
+/// versions are normalized (each at most once) and the summary is cached. The cache
+/// history/<source> keeps what each version was (commit, time, blob, summary name), appended
+/// to, so a later call reads from git only the versions recorded since; a record that no
+/// longer names the source's commit at its place (a reset, a replay) ends what is trusted.
 /// An empty history for a source that has no recorded change.
 Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source);
 

@@ -45,9 +45,16 @@ std::string item_key(std::string_view item_id) {
 
 Result<std::size_t> write_item_pages(const Archive& archive, const fs::path& top,
                                      const fs::path& state_dir, const std::string& source,
-                                     const std::string& base_url, const WriteFile& write) {
+                                     const std::string& base_url, const std::string& since,
+                                     const WriteFile& write) {
   auto history = read_source_history(archive, source);
   if (!history) return history.error();
+  std::size_t first_new = 0;
+  for (std::size_t k = history->versions.size(); !since.empty() && k-- > 0;)
+    if (history->versions[k].commit == since) {
+      first_new = k;
+      break;
+    }
   HistoryView view;
   view.source = source;
   view.single = true;
@@ -67,6 +74,10 @@ Result<std::size_t> write_item_pages(const Archive& archive, const fs::path& top
   const fs::path dir = top / "items" / source;
   for (const ItemLife* life : edited) {
     const std::string key = item_key(life->id);
+    list += key + "\t" + label_cell(*life) + "\n";
+    const bool touched = first_new == 0 || life->events.back().version >= first_new;
+    if (!touched && fs::exists(dir / (key + ".html")) && fs::exists(dir / (key + ".atom")))
+      continue;
     view.items.front() = *life;
     HtmlLinks links;
     links.nav = {{"Archive", "../../index.html"}, {source, "../../sources/" + source + ".html"}};
@@ -75,7 +86,6 @@ Result<std::size_t> write_item_pages(const Archive& archive, const fs::path& top
       return ok.error();
     if (auto ok = write(dir / (key + ".atom"), render_item_atom(view, key, base_url)); !ok)
       return ok.error();
-    list += key + "\t" + label_cell(*life) + "\n";
   }
   // The list is the site's state, not a page: not counted among the files written.
   const fs::path path = list_path(state_dir, source);

@@ -10,11 +10,9 @@
 
 namespace feeddiff::cli {
 
-namespace {
-
 // The cache holds only lowercase letters, digits and '-': the name as hex, cut and hashed
 // when long (names are at most 100 characters, cache names 200).
-std::string cache_name(std::string_view source) {
+std::string source_cache_name(std::string_view kind, std::string_view source) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned char c : source.substr(0, 80)) {
@@ -26,10 +24,8 @@ std::string cache_name(std::string_view source) {
     for (unsigned char c : source) h = (h ^ c) * 1099511628211ull;
     hex += fmt::format("-{:016x}", h);
   }
-  return "versions/" + hex;
+  return std::string(kind) + "/" + hex;
 }
-
-}  // namespace
 
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
   SourceVersions out(archive, source);
@@ -38,7 +34,7 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   out.commits_.assign(std::make_move_iterator(commits->rbegin()),
                       std::make_move_iterator(commits->rend()));
 
-  auto text = archive.cache_read(cache_name(source));
+  auto text = archive.cache_read(source_cache_name("versions", source));
   if (!text) return out;
   // A complete, well-formed cache, read up to the first version line whose commit is not the
   // history's at its position; a torn or garbled one is not used at all.
@@ -132,7 +128,7 @@ void SourceVersions::learn(std::size_t n) {
     text += '\n';
   }
   text += "end\n";
-  archive_->cache_write(cache_name(source_), text);
+  archive_->cache_write(source_cache_name("versions", source_), text);
 }
 
 bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) const {

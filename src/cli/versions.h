@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -58,6 +59,10 @@ class SourceVersions {
   mutable std::size_t last_ordinal_ = ~std::size_t{0};  // ordinal()'s last answer
   std::size_t parsed_ = 0;
 };
+
+/// The name under .git/feeddiff/cache of a per-source value of this kind ("versions",
+/// "history"): the source's name as hex (cut and hashed when long), as cache names allow.
+std::string source_cache_name(std::string_view kind, std::string_view source);
 
 /// The cache's format, for tests: one `v` line per version (commit, blob, the ids it showed
 /// first), tab-separated and escaped as the item summaries are, between a version line and

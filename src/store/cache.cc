@@ -68,4 +68,23 @@ void Archive::cache_write(std::string_view name, std::string_view value) const {
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
 }
 
+void Archive::cache_append(std::string_view name, std::string_view value) const {
+  if (!valid_name(name)) return;
+  const std::string path = cache_dir() + "/" + std::string(name);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return;
+  // O_APPEND: two processes appending at once interleave whole writes, never overwrite.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  std::size_t done = 0;
+  while (done < value.size()) {
+    const ssize_t n = ::write(fd, value.data() + done, value.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
 }  // namespace feeddiff

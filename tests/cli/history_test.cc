@@ -1,9 +1,13 @@
 // `feeddiff history NAME [ITEM]`: a corpus history replayed into an archive agrees with a walk
 // the test makes itself (each version's items parsed here, compared field by field) on when
 // each item was first seen, edited, removed and seen again; a crafted feed whose item leaves
-// and returns; ITEM by id, link and title; the errors; hostile titles stay escaped.
+// and returns; ITEM by id, link and title; the errors; hostile titles stay escaped; the
+// per-source cache of versions is appended to and read as git would answer.
 
+#include <fmt/format.h>
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -340,4 +344,79 @@ TEST_CASE("history keeps hostile titles escaped in text, markdown and html", "[h
     CHECK(markdown.out.substr(tag - 1, 8) == "\\<script");
     CHECK(markdown.out.find("\xE2\x80\xAE") == std::string::npos);
   }
+}
+
+namespace {
+
+// The cache file of a source's history: its name as hex.
+std::string history_cache(const std::string& archive, const std::string& source) {
+  std::string hex;
+  for (unsigned char c : source) hex += fmt::format("{:02x}", c);
+  return archive + "/.git/feeddiff/cache/history/" + hex;
+}
+
+std::size_t lines_in(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "history keeps each version in a cache it appends to, and after a reset, a cut or a "
+    "garbled line answers as git does",
+    "[history]") {
+  ReplayArchive archive("history-cache", {"crafted"});
+  auto version = [&](int v) {
+    return archive.record("crafted", rss({{{"a", "Alpha " + std::to_string(v), "x"},
+                                           {"b", "Beta", v % 2 ? "odd" : "even"},
+                                           {"c" + std::to_string(v / 3), "Gamma", "y"}}}));
+  };
+  for (int v = 0; v < 4; ++v) version(v);
+  const std::string cache = history_cache(archive.dir(), "crafted");
+  auto cached = [&] { return parse_ok(archive({"history", "crafted", "a", "--format", "json"})); };
+  auto from_git = [&] {
+    std::filesystem::remove(cache);
+    return cached();
+  };
+
+  const json first = cached();
+  REQUIRE(std::filesystem::exists(cache));
+  const std::string text = slurp(cache);
+  CHECK(lines_in(text) == 1 + 4);  // a header and a record per version
+  CHECK(first["item"]["edits"] == 3);
+
+  // A second run reads the cache: a time changed in it shows.
+  const std::string observed = first["item"]["first_seen"]["observed_at"];
+  std::string tampered = text;
+  tampered.replace(tampered.find(observed), observed.size(), "2001-02-03T04:05:06.000Z");
+  spit(cache, tampered);
+  CHECK(cached()["item"]["first_seen"]["observed_at"] == "2001-02-03T04:05:06.000Z");
+  spit(cache, text);
+  CHECK(cached() == first);
+
+  // A new version is appended; the records before it stay as they were.
+  version(4);
+  const json appended = cached();
+  CHECK(appended["item"]["edits"] == 4);
+  CHECK(slurp(cache).starts_with(text));
+  CHECK(lines_in(slurp(cache)) == 1 + 5);
+  CHECK(from_git() == appended);
+
+  // The user resets two versions away and a different one is recorded.
+  REQUIRE(run({"git", "-C", archive.dir(), "reset", "-q", "--hard", "HEAD~2"}).exit_code == 0);
+  archive.record("crafted", rss({{{"a", "Alpha after the reset", "x"}}}));
+  const json after_reset = cached();
+  CHECK(after_reset["item"]["titles"].back() == "Alpha after the reset");
+  CHECK(after_reset == from_git());
+
+  // A cache cut in the middle of a line, and one with a line garbled, are read up to there.
+  const std::string whole = slurp(cache);
+  spit(cache, whole.substr(0, whole.size() - 20));
+  CHECK(cached() == after_reset);
+  CHECK(slurp(cache) == whole);  // written anew, whole
+  std::string garbled = whole;
+  garbled[garbled.find("\nv\t") + 8] ^= 1;  // the first record's commit id
+  spit(cache, garbled);
+  CHECK(cached() == after_reset);
+  CHECK(slurp(cache) == whole);
 }

@@ -1,7 +1,8 @@
 // `feeddiff site` writes a page and an Atom feed per edited item (items/SOURCE/KEY.html and
 // .atom, KEY a hash of the item's id): the page shows each edit's before and after and links
 // to the change pages; the feed has one entry per edit; an item never edited gets neither;
-// hostile text stays escaped; a run that does not touch a source leaves its item pages alone.
+// hostile text stays escaped; a run that does not touch a source leaves its item pages alone,
+// and one that does rewrites only the pages of the items it touched.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -185,6 +186,49 @@ TEST_CASE("a site run that does not touch a source leaves its item pages alone",
   site_of(archive.dir(), site);
   CHECK(parse_feed(feed).items.size() == 2);
   CHECK(slurp(page).find("<ins>One, edited twice</ins>") != std::string::npos);
+}
+
+TEST_CASE(
+    "a change to a source rewrites the pages of the items it touched, and a new base URL all "
+    "of them",
+    "[cli][site]") {
+  ItemsArchive archive;
+  archive.record("alpha", rss({{"a1", "One"}, {"a2", "Two"}}));
+  archive.record("alpha", rss({{"a1", "One, edited"}, {"a2", "Two, edited"}}));
+  const std::string site = make_temp_dir("site-items-touched") + "/public";
+  site_of(archive.dir(), site);
+  const std::string dir = site + "/items/alpha/";
+  for (const char* id : {"a1", "a2"}) {
+    REQUIRE(fs::exists(dir + key_of(id) + ".html"));
+    spit(dir + key_of(id) + ".html", "not rewritten");
+    spit(dir + key_of(id) + ".atom", "not rewritten");
+  }
+
+  // Only a2 changes: a1's page and feed stay; a2's get the edit; the list names both.
+  archive.record("alpha", rss({{"a1", "One, edited"}, {"a2", "Two, edited twice"}}));
+  site_of(archive.dir(), site);
+  CHECK(slurp(dir + key_of("a1") + ".html") == "not rewritten");
+  CHECK(slurp(dir + key_of("a1") + ".atom") == "not rewritten");
+  CHECK(slurp(dir + key_of("a2") + ".html").find("<ins>Two, edited twice</ins>") !=
+        std::string::npos);
+  CHECK(parse_feed(dir + key_of("a2") + ".atom").items.size() == 2);
+  const std::string source_page = slurp(site + "/sources/alpha.html");
+  CHECK(source_page.find(key_of("a1")) != std::string::npos);
+  CHECK(source_page.find(key_of("a2")) != std::string::npos);
+
+  // A page that went missing is written again though its item did not change.
+  fs::remove(dir + key_of("a1") + ".atom");
+  archive.record("alpha", rss({{"a1", "One, edited"}, {"a2", "Two, edited thrice"}}));
+  site_of(archive.dir(), site);
+  CHECK(parse_feed(dir + key_of("a1") + ".atom").items.size() == 1);
+
+  // The feeds' links change with the base URL: every item's page and feed is written.
+  spit(dir + key_of("a1") + ".html", "not rewritten");
+  auto r = run_feeddiff({"-C", archive.dir(), "site", site, "--base-url", "https://x.example/"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(slurp(dir + key_of("a1") + ".html") != "not rewritten");
+  CHECK(slurp(dir + key_of("a1") + ".atom").find("https://x.example/") != std::string::npos);
 }
 
 TEST_CASE("hostile text in an edited item stays escaped on its page and in its feed",
