@@ -18,6 +18,7 @@
 
 #include "cli/change.h"
 #include "cli/command.h"
+#include "cli/oid.h"
 #include "cli/site_feed.h"
 #include "cli/site_items.h"
 #include "feeddiff/config.h"
@@ -77,30 +78,7 @@ std::vector<std::string> split_tabs(const std::string& line) {
 // A commit id as the archive writes them (libgit2's SHA-1 hex). The rows' ids name files
 // the site writes and removes: anything else in that column is not the site's own.
 bool is_commit_id(std::string_view id) {
-  return id.size() == 40 && std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-// Commit ids of a whole history in 20 bytes each, not a 72-byte string.
-using Oid = std::array<unsigned char, 20>;
-
-Oid to_oid(std::string_view hex) {
-  Oid out{};
-  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-  return out;
-}
-
-std::string to_hex(const Oid& oid) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(40, '0');
-  for (std::size_t i = 0; i < oid.size(); ++i) {
-    out[2 * i] = kDigits[oid[i] >> 4];
-    out[2 * i + 1] = kDigits[oid[i] & 15];
-  }
-  return out;
+  return parse_oid(id).has_value();
 }
 
 std::string row_text(const SiteChange& c) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 #include "feeddiff/normalize.h"
 
@@ -27,18 +28,36 @@ std::string source_cache_name(std::string_view kind, std::string_view source) {
   return std::string(kind) + "/" + hex;
 }
 
+namespace {
+
+constexpr std::uint32_t kNoVersion = ~std::uint32_t{0};
+
+}  // namespace
+
+void SourceVersions::add_known(const Oid& blob) {
+  const auto k = static_cast<std::uint32_t>(blobs_.size());
+  blobs_.push_back(blob);
+  std::uint32_t previous = kNoVersion;
+  if (blob != Oid{}) {
+    auto [it, added] = last_with_blob_.try_emplace(blob, k);
+    if (!added) previous = std::exchange(it->second, k);
+  }
+  previous_same_.push_back(previous);
+}
+
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
   SourceVersions out(archive, source);
   auto commits = archive.source_commit_ids(source);
   if (!commits) return commits.error();
-  out.commits_.assign(std::make_move_iterator(commits->rbegin()),
-                      std::make_move_iterator(commits->rend()));
+  out.commits_.reserve(commits->size());
+  for (auto it = commits->rbegin(); it != commits->rend(); ++it)
+    out.commits_.push_back(to_oid(*it));
 
   auto text = archive.cache_read(source_cache_name("versions", source));
   if (!text) return out;
   // A complete, well-formed cache, read up to the first version line whose commit is not the
   // history's at its position; a torn or garbled one is not used at all.
-  std::vector<Version> known;
+  std::vector<Oid> blobs;
   std::unordered_map<std::string, std::size_t> first_seen;
   std::vector<std::string> fields;
   std::size_t at = 0;
@@ -58,71 +77,72 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
       break;
     }
     if (!split_tab_fields(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
-    const std::size_t k = known.size();
-    if (k >= out.commits_.size() || fields[1] != out.commits_[k]) {
+    const std::size_t k = blobs.size();
+    if (k >= out.commits_.size() || parse_oid(fields[1]) != out.commits_[k]) {
       // The history was rewritten from here (a sync replayed the newest versions, a reset):
       // what the versions before showed still holds, and only the rest is read again.
       complete = true;
       break;
     }
+    const auto blob = fields[2].empty() ? std::optional<Oid>(Oid{}) : parse_oid(fields[2]);
+    if (!blob) return out;
     for (std::size_t i = 3; i < fields.size(); ++i) first_seen.emplace(std::move(fields[i]), k);
-    known.push_back({std::move(fields[1]), std::move(fields[2])});
+    blobs.push_back(*blob);
   }
   if (!complete) return out;
-  out.known_ = std::move(known);
   out.first_seen_ = std::move(first_seen);
-  out.written_ = out.known_.size();
-  for (std::size_t k = 0; k < out.known_.size(); ++k)
-    if (!out.known_[k].blob.empty()) out.by_blob_[out.known_[k].blob].push_back(k);
+  for (const Oid& blob : blobs) out.add_known(blob);
+  out.written_ = out.blobs_.size();
   return out;
 }
 
 std::optional<std::size_t> SourceVersions::ordinal(const std::string& commit) const {
+  const auto id = parse_oid(commit);
+  if (!id) return std::nullopt;
   // The one after the last answer first (site asks for a source's versions in order), then
   // newest first: the change asked about is nearly always a recent one.
-  if (last_ordinal_ + 1 < commits_.size() && commits_[last_ordinal_ + 1] == commit)
+  if (last_ordinal_ + 1 < commits_.size() && commits_[last_ordinal_ + 1] == *id)
     return ++last_ordinal_;
   for (std::size_t k = commits_.size(); k-- > 0;)
-    if (commits_[k] == commit) return last_ordinal_ = k;
+    if (commits_[k] == *id) return last_ordinal_ = k;
   return std::nullopt;
 }
 
 void SourceVersions::learn(std::size_t n) {
   n = std::min(n, commits_.size());
-  if (known_.size() >= n) return;
+  if (blobs_.size() >= n) return;
   const NormalizeOptions model_only{{}, true, false};
-  while (known_.size() < n) {
-    const std::size_t k = known_.size();
-    Version v{commits_[k], ""};
-    if (auto changes = archive_->source_changes(v.commit, source_))
+  while (blobs_.size() < n) {
+    const std::size_t k = blobs_.size();
+    std::string blob;
+    if (auto changes = archive_->source_changes(to_hex(commits_[k]), source_))
       for (const PathChange& c : *changes)
-        if (!c.new_blob.empty()) v.blob = c.new_blob;
-    if (!v.blob.empty())
-      if (auto body = archive_->read_blob(v.blob)) {
+        if (!c.new_blob.empty()) blob = c.new_blob;
+    if (!blob.empty())
+      if (auto body = archive_->read_blob(blob)) {
         ++parsed_;
         if (auto doc = normalize(*body, model_only))
           for (const Item& item : doc->feed.items) first_seen_.emplace(item.id, k);
       }
-    if (!v.blob.empty()) by_blob_[v.blob].push_back(k);
-    known_.push_back(std::move(v));
+    add_known(to_oid(blob));
   }
   // Rewritten whole, so written when the versions known have doubled, or when the caller
   // asked for every version before the newest (show or notify of the latest change, the
   // common path, which then finds them all cached next time): a first build that learns a
   // source's versions one at a time writes O(versions) bytes, not their square. A process
   // that stops between writes leaves less learnt, not wrong.
-  if (n + 1 < commits_.size() && known_.size() < 2 * written_ + 16) return;
-  written_ = known_.size();
+  if (n + 1 < commits_.size() && blobs_.size() < 2 * written_ + 16) return;
+  written_ = blobs_.size();
   // Rewritten whole: ids are listed under the version that showed them first.
-  std::vector<std::vector<const std::string*>> ids(known_.size());
+  std::vector<std::vector<const std::string*>> ids(blobs_.size());
   for (const auto& [id, k] : first_seen_)
     if (k < ids.size()) ids[k].push_back(&id);
   std::string text = kVersionsCacheHeader;
   text += '\n';
-  for (std::size_t k = 0; k < known_.size(); ++k) {
+  for (std::size_t k = 0; k < blobs_.size(); ++k) {
     text += 'v';
-    append_tab_field(text, known_[k].commit);
-    append_tab_field(text, known_[k].blob);
+    append_tab_field(text, to_hex(commits_[k]));
+    append_tab_field(text, blobs_[k] == Oid{} ? std::string() : to_hex(blobs_[k]));
     std::sort(ids[k].begin(), ids[k].end(), [](auto* a, auto* b) { return *a < *b; });
     for (const std::string* id : ids[k]) append_tab_field(text, *id);
     text += '\n';
@@ -138,14 +158,18 @@ bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) con
 
 std::optional<std::string> SourceVersions::reverted_to(const std::string& blob,
                                                        std::size_t ordinal) const {
-  if (blob.empty() || ordinal < 2) return std::nullopt;
-  const auto it = by_blob_.find(blob);
-  if (it == by_blob_.end()) return std::nullopt;
-  // The newest version before ordinal - 1 (the parent) with those bytes.
-  const std::size_t limit = std::min(ordinal - 1, known_.size());
-  const auto after = std::lower_bound(it->second.begin(), it->second.end(), limit);
-  if (after == it->second.begin()) return std::nullopt;
-  return known_[*std::prev(after)].commit;
+  if (ordinal < 2) return std::nullopt;
+  const auto id = parse_oid(blob);
+  if (!id) return std::nullopt;
+  const auto it = last_with_blob_.find(*id);
+  if (it == last_with_blob_.end()) return std::nullopt;
+  // The newest version before ordinal - 1 (the parent) with those bytes: back along the
+  // versions that had them, from the newest known.
+  const std::size_t limit = std::min(ordinal - 1, blobs_.size());
+  std::uint32_t k = it->second;
+  while (k != kNoVersion && k >= limit) k = previous_same_[k];
+  if (k == kNoVersion) return std::nullopt;
+  return to_hex(commits_[k]);
 }
 
 }  // namespace feeddiff::cli

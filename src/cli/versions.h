@@ -4,12 +4,14 @@
 // that an added item reappeared, or that a version reverted to an earlier one.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "cli/oid.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
@@ -45,17 +47,16 @@ class SourceVersions {
  private:
   SourceVersions(const Archive& archive, std::string source)
       : archive_(&archive), source_(std::move(source)) {}
-  struct Version {
-    std::string commit;
-    std::string blob;  // "" when the version has no raw file (deleted)
-  };
+  void add_known(const Oid& blob);  // the next version's blob (all zeros for none)
+  // Ids in 20 bytes: `site` keeps one of these per source for a whole run.
   const Archive* archive_;
   std::string source_;
-  std::vector<std::string> commits_;                         // oldest first
-  std::vector<Version> known_;                               // a prefix of commits_, with blobs
-  std::unordered_map<std::string, std::size_t> first_seen_;  // id -> ordinal
-  std::unordered_map<std::string, std::vector<std::size_t>> by_blob_;  // blob -> ordinals
-  std::size_t written_ = 0;  // versions the cache held when last read or written
+  std::vector<Oid> commits_;  // oldest first
+  std::vector<Oid> blobs_;    // of versions [0, known): the raw blob, all zeros for none
+  std::unordered_map<std::string, std::size_t> first_seen_;         // id -> ordinal
+  std::unordered_map<Oid, std::uint32_t, OidHash> last_with_blob_;  // blob -> newest ordinal
+  std::vector<std::uint32_t> previous_same_;  // per ordinal: the one before with its blob
+  std::size_t written_ = 0;                   // versions the cache held when last read or written
   mutable std::size_t last_ordinal_ = ~std::size_t{0};  // ordinal()'s last answer
   std::size_t parsed_ = 0;
 };
