@@ -264,6 +264,10 @@ class Archive {
   /// The full ids of source_log(name, 0), reading no commit when the index answers: the cost
   /// of a list of ids, not of a history.
   Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;
+  /// Each full id as log prints it, as git_object_short_id abbreviates (the shortest
+  /// prefix, at least core.abbrev or 7 digits, that names no other object), reading no
+  /// object: a lookup in the pack indexes per digit added.
+  Result<std::vector<std::string>> abbreviate(const std::vector<std::string>& ids) const;
   /// Walks the branch's first-parent chain from HEAD, newest first and one commit at a time
   /// (nothing is read ahead), calling visit with each commit's full id and whether it changed
   /// a path under path_prefix against its first parent (as log decides it); stops when visit

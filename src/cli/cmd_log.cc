@@ -1,9 +1,13 @@
 // feeddiff log [NAME] [-n N]
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <array>
+#include <charconv>
 
 #include "cli/change.h"
 #include "cli/command.h"
+#include "cli/source_records.h"
 #include "feeddiff/render.h"
 
 namespace feeddiff::cli {
@@ -63,6 +67,65 @@ Result<int> log_items(const Archive& archive, const LogOptions& options) {
   return 0;
 }
 
+bool parse_time(const std::string& text, TimeMs& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// What `log NAME` prints of a commit: its title, times and these trailers (the first of each).
+constexpr std::array<const char*, 3> kLogTrailers = {"Source", "Observed-At", "Status"};
+
+// Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
+// log/<source>: one record per commit (its title, times and kLogTrailers), so that the
+// commits are read once, not on every call, and what a call costs is the lines it prints.
+Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::string& source) {
+  auto ids = archive.source_commit_ids(source);
+  if (!ids) return ids.error();
+  const std::vector<std::string> commits(ids->rbegin(), ids->rend());
+  SourceRecords records = SourceRecords::load(archive, "log", source, commits);
+  std::vector<CommitInfo> out;
+  out.reserve(commits.size());
+  for (const auto& r : records.records()) {
+    TimeMs author = 0, committer = 0;
+    if (r.size() < 5 || r.size() % 2 == 0 || r[0] != "c" || !parse_time(r[3], author) ||
+        !parse_time(r[4], committer))
+      break;
+    CommitInfo c;
+    c.id = r[1];
+    c.title = r[2];
+    c.author_time = author;
+    c.commit_time = committer;
+    for (std::size_t i = 5; i + 1 < r.size(); i += 2) c.trailers.push_back({r[i], r[i + 1]});
+    out.push_back(std::move(c));
+  }
+  records.keep(out.size());
+  for (std::size_t k = out.size(); k < commits.size(); ++k) {
+    auto c = archive.resolve(commits[k]);
+    if (!c) return archive.source_log(source, 0);  // a record naming no commit: walk instead
+    std::vector<std::string> fields = {"c", c->id, c->title, std::to_string(c->author_time),
+                                       std::to_string(c->commit_time)};
+    CommitInfo kept;
+    kept.id = c->id;
+    kept.title = c->title;
+    kept.author_time = c->author_time;
+    kept.commit_time = c->commit_time;
+    for (const char* key : kLogTrailers)
+      if (const std::string* value = c->trailer(key)) {
+        fields.insert(fields.end(), {key, *value});
+        kept.trailers.push_back({key, *value});
+      }
+    records.add(std::move(fields));
+    out.push_back(std::move(kept));
+  }
+  records.save(archive);
+  std::reverse(out.begin(), out.end());
+  std::vector<std::string> newest_first(ids->begin(), ids->end());
+  auto abbrev = archive.abbreviate(newest_first);
+  if (!abbrev) return abbrev.error();
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].abbrev = std::move((*abbrev)[i]);
+  return out;
+}
+
 std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
   std::vector<LogEntry> out;
   for (const auto& c : commits) {
@@ -89,8 +152,10 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
   if (options.items) return log_items(*archive, options);
+  // With -n, the newest N commits are read; without, the source's cache of them.
   auto commits = options.source.empty() ? archive->log("", options.limit)
-                                        : archive->source_log(options.source, options.limit);
+                 : options.limit        ? archive->source_log(options.source, options.limit)
+                                        : all_changes(*archive, options.source);
   if (!commits) return commits.error();
   if (options.format == "json") {
     write_out(render_log_json(log_entries(*commits)));

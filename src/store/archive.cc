@@ -1034,6 +1034,39 @@ Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view nam
   return out;
 }
 
+Result<std::vector<std::string>> Archive::abbreviate(const std::vector<std::string>& ids) const {
+  git_repository* repo = impl_->repo.get();
+  // As git_object_short_id (which needs the object read) does it, from the odb alone.
+  int least = 7;
+  if (git_config* snapshot = nullptr; git_repository_config_snapshot(&snapshot, repo) == 0) {
+    git::ConfigPtr config(snapshot);
+    std::int32_t value = 0;
+    if (git_config_get_int32(&value, snapshot, "core.abbrev") == 0 && value >= 4 && value <= 40)
+      least = value;
+  }
+  git_odb* raw = nullptr;
+  if (git_repository_odb(&raw, repo) != 0) return git::last_error("cannot open the object store");
+  git::OdbPtr odb(raw);
+  std::vector<std::string> out;
+  out.reserve(ids.size());
+  for (const std::string& hex : ids) {
+    git_oid full;
+    if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&full, hex.c_str()) != 0)
+      return Error{Errc::not_found, fmt::format("not a commit id: {}", hex)};
+    std::size_t len = static_cast<std::size_t>(least);
+    for (; len < GIT_OID_HEXSZ; ++len) {
+      git_oid prefix{};
+      std::memcpy(prefix.id, full.id, (len + 1) / 2);
+      if (len & 1) prefix.id[len / 2] &= 0xf0;
+      const int found = git_odb_exists_prefix(nullptr, odb.get(), &prefix, len);
+      if (found != GIT_EAMBIGUOUS) break;
+      git_error_clear();
+    }
+    out.push_back(hex.substr(0, len));
+  }
+  return out;
+}
+
 Status Archive::walk_first_parent(
     std::string_view path_prefix,
     const std::function<bool(const std::string& id, bool touched)>& visit) const {

@@ -1,5 +1,7 @@
-// feeddiff log at scale: what it reads must not grow with the archive's age.
+// feeddiff log at scale: what it reads must not grow with the archive's age, and log NAME reads
+// each commit once into a per-source cache that answers as git log would.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -98,4 +100,91 @@ TEST_CASE("log NAME answers from the source index, so history it does not print 
   // With the index gone, the rebuild walks to the root: it fails, and says so.
   std::filesystem::remove_all(archive.dir() + "/.git/feeddiff/index");
   CHECK(archive({"log", "s1"}).exit_code == 2);
+}
+
+namespace {
+
+// Ids of `log NAME --format json`, newest first.
+std::vector<std::string> logged_ids(const CliArchive& archive, const std::string& name) {
+  auto r = archive({"log", name, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> ids;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& change : doc["changes"]) ids.push_back(change["id"].get<std::string>());
+  return ids;
+}
+
+std::vector<std::string> git_ids(const CliArchive& archive, const std::string& name) {
+  std::vector<std::string> ids;
+  const std::string out = archive.git({"log", "--format=%H", "--", "raw/" + name + "/"}).out;
+  for (std::size_t at = 0; at + 40 <= out.size(); at += 41) ids.push_back(out.substr(at, 40));
+  return ids;
+}
+
+void commit_by_hand(const CliArchive& archive, const std::string& name, const std::string& body) {
+  std::filesystem::create_directories(archive.dir() + "/raw/" + name);
+  spit(archive.dir() + "/raw/" + name + "/response.xml", body);
+  REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
+  REQUIRE(archive
+              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
+                    name + " by hand: " + body})
+              .exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "log NAME reads each commit once into a cache, and answers as git log after a reset, a "
+    "user's commit and a damaged cache",
+    "[cli][index]") {
+  CliArchive archive("log-cache");
+  REQUIRE(archive({"add", "s1", "http://127.0.0.1:1/s1"}).exit_code == 0);
+  for (int v = 0; v < 4; ++v) {
+    commit_by_hand(archive, "s1", "<rss>" + std::to_string(v) + "</rss>");
+    commit_by_hand(archive, "s0", "<rss>" + std::to_string(v) + "</rss>");
+  }
+  const std::string cache = archive.dir() + "/.git/feeddiff/cache/log/7331";  // "s1" in hex
+  const std::vector<std::string> first = logged_ids(archive, "s1");
+  CHECK(first == git_ids(archive, "s1"));
+  REQUIRE(first.size() == 4);
+  const std::string text = slurp(cache);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1 + 4);  // a header, a record a commit
+
+  // The next call prints from the cache: a title changed in it shows.
+  std::string tampered = text;
+  tampered.replace(tampered.find("s1 by hand: <rss>2</rss>"), 10, "CACHED TITL");
+  spit(cache, tampered);
+  CHECK(archive({"log", "s1"}).out.find("CACHED TITL") != std::string::npos);
+  spit(cache, text);
+  CHECK(archive({"log", "s1"}).out.find("CACHED TITL") == std::string::npos);
+
+  // A reset, then a user's commit: what git says, and the cache holds the new history.
+  REQUIRE(archive.git({"reset", "-q", "--hard", "HEAD~3"}).exit_code == 0);
+  commit_by_hand(archive, "s1", "<rss>after the reset</rss>");
+  const std::vector<std::string> after = logged_ids(archive, "s1");
+  CHECK(after == git_ids(archive, "s1"));
+  CHECK(after.size() == 4);
+  CHECK(archive({"log", "s1"}).out.find("after the reset") != std::string::npos);
+  const std::string rewritten = slurp(cache);
+  CHECK(rewritten.find(after.front()) != std::string::npos);
+  CHECK(rewritten.find(first.front()) == std::string::npos);
+
+  // Cut mid-line, or garbled: read up to there, then written anew whole.
+  spit(cache, rewritten.substr(0, rewritten.size() - 15));
+  CHECK(logged_ids(archive, "s1") == after);
+  CHECK(slurp(cache) == rewritten);
+  std::string garbled = rewritten;
+  garbled[garbled.find("\nc\t") + 10] ^= 1;
+  spit(cache, garbled);
+  CHECK(logged_ids(archive, "s1") == after);
+  CHECK(slurp(cache) == rewritten);
+
+  // Once cached, an old commit is not read again: its object can go, and log NAME still
+  // lists it (as `log NAME -n 1` would not need it either).
+  const std::string old = after.back();
+  std::filesystem::remove(archive.dir() + "/.git/objects/" + old.substr(0, 2) + "/" +
+                          old.substr(2));
+  REQUIRE(archive.git({"cat-file", "-e", old}).exit_code != 0);
+  CHECK(logged_ids(archive, "s1") == after);
 }
