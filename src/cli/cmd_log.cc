@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <optional>
 
 #include "cli/change.h"
 #include "cli/command.h"
@@ -78,6 +79,22 @@ constexpr std::array<const char*, 3> kLogTrailers = {"Source", "Observed-At", "S
 // Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
 // log/<source>: one record per commit (its title, times and kLogTrailers), so that the
 // commits are read once, not on every call, and what a call costs is the lines it prints.
+// A commit as its record in the log cache keeps it: "c", id, title, author and committer
+// times, then key and value of each of kLogTrailers it has; nullopt for any other line.
+std::optional<CommitInfo> from_record(const std::vector<std::string>& r) {
+  CommitInfo c;
+  if (r.size() < 5 || r.size() % 2 == 0 || r[0] != "c" || !parse_time(r[3], c.author_time) ||
+      !parse_time(r[4], c.commit_time))
+    return std::nullopt;
+  c.id = r[1];
+  c.title = r[2];
+  for (std::size_t i = 5; i + 1 < r.size(); i += 2) c.trailers.push_back({r[i], r[i + 1]});
+  return c;
+}
+
+// Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
+// log/<source>: one record per commit (its title, times and kLogTrailers), so that the
+// commits are read once, not on every call, and what a call costs is the lines it prints.
 Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::string& source) {
   auto ids = archive.source_commit_ids(source);
   if (!ids) return ids.error();
@@ -86,17 +103,9 @@ Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::s
   std::vector<CommitInfo> out;
   out.reserve(commits.size());
   for (const auto& r : records.records()) {
-    TimeMs author = 0, committer = 0;
-    if (r.size() < 5 || r.size() % 2 == 0 || r[0] != "c" || !parse_time(r[3], author) ||
-        !parse_time(r[4], committer))
-      break;
-    CommitInfo c;
-    c.id = r[1];
-    c.title = r[2];
-    c.author_time = author;
-    c.commit_time = committer;
-    for (std::size_t i = 5; i + 1 < r.size(); i += 2) c.trailers.push_back({r[i], r[i + 1]});
-    out.push_back(std::move(c));
+    auto c = from_record(r);
+    if (!c) break;
+    out.push_back(std::move(*c));
   }
   records.keep(out.size());
   for (std::size_t k = out.size(); k < commits.size(); ++k) {
@@ -104,23 +113,14 @@ Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::s
     if (!c) return archive.source_log(source, 0);  // a record naming no commit: walk instead
     std::vector<std::string> fields = {"c", c->id, c->title, std::to_string(c->author_time),
                                        std::to_string(c->commit_time)};
-    CommitInfo kept;
-    kept.id = c->id;
-    kept.title = c->title;
-    kept.author_time = c->author_time;
-    kept.commit_time = c->commit_time;
     for (const char* key : kLogTrailers)
-      if (const std::string* value = c->trailer(key)) {
-        fields.insert(fields.end(), {key, *value});
-        kept.trailers.push_back({key, *value});
-      }
+      if (const std::string* value = c->trailer(key)) fields.insert(fields.end(), {key, *value});
+    out.push_back(*from_record(fields));  // what a later call reads back
     records.add(std::move(fields));
-    out.push_back(std::move(kept));
   }
   records.save(archive);
   std::reverse(out.begin(), out.end());
-  std::vector<std::string> newest_first(ids->begin(), ids->end());
-  auto abbrev = archive.abbreviate(newest_first);
+  auto abbrev = archive.abbreviate(*ids);
   if (!abbrev) return abbrev.error();
   for (std::size_t i = 0; i < out.size(); ++i) out[i].abbrev = std::move((*abbrev)[i]);
   return out;

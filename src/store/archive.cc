@@ -205,14 +205,46 @@ Result<std::vector<PathChange>> diff_trees(git_repository* repo, git_tree* old_s
   return out;
 }
 
+// Ids abbreviated as git_object_short_id does it (the shortest prefix, at least core.abbrev
+// or 7 digits, that names no other object), but from the odb alone: that function needs the
+// object read, and `log NAME` prints ids of commits it no longer reads. One per listing, so
+// the config is read once.
+class Abbreviator {
+ public:
+  explicit Abbreviator(git_repository* repo) {
+    if (git_config* snapshot = nullptr; git_repository_config_snapshot(&snapshot, repo) == 0) {
+      git::ConfigPtr config(snapshot);
+      std::int32_t value = 0;
+      if (git_config_get_int32(&value, snapshot, "core.abbrev") == 0 && value >= 4 && value <= 40)
+        least_ = static_cast<std::size_t>(value);
+    }
+    if (git_odb* raw = nullptr; git_repository_odb(&raw, repo) == 0) odb_.reset(raw);
+  }
+
+  std::string operator()(const git_oid& id) const {
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &id);
+    std::size_t len = least_;
+    for (; odb_ && len < GIT_OID_HEXSZ; ++len) {
+      git_oid prefix{};
+      std::memcpy(prefix.id, id.id, (len + 1) / 2);
+      if (len & 1) prefix.id[len / 2] &= 0xf0;
+      if (git_odb_exists_prefix(nullptr, odb_.get(), &prefix, len) != GIT_EAMBIGUOUS) break;
+      git_error_clear();
+    }
+    return std::string(hex, len);
+  }
+
+ private:
+  std::size_t least_ = 7;
+  git::OdbPtr odb_;
+};
+
 // A commit as log lists it: with the id abbreviated as git would. Only log prints ids for a
 // person to type back, so the odb lookup is paid here, not by every reader of a commit.
-CommitInfo listed_info(git_commit* commit) {
+CommitInfo listed_info(git_commit* commit, const Abbreviator& abbreviate) {
   CommitInfo info = info_of(commit);
-  git_buf abbrev = GIT_BUF_INIT;
-  if (git_object_short_id(&abbrev, reinterpret_cast<const git_object*>(commit)) == 0)
-    info.abbrev.assign(abbrev.ptr, abbrev.size);
-  git_buf_dispose(&abbrev);
+  info.abbrev = abbreviate(*git_commit_id(commit));
   return info;
 }
 
@@ -933,6 +965,7 @@ Result<std::vector<CommitInfo>> walk_log(git_repository* repo, const git_oid& he
   git::RevwalkPtr owned(walk);
   git_revwalk_sorting(walk, GIT_SORT_NONE);
   if (git_revwalk_push(walk, &head) != 0) return git::last_error("walking history");
+  const Abbreviator abbreviate(repo);
   git_oid id;
   for (;;) {
     if (int rc = git_revwalk_next(&id, walk); rc == GIT_ITEROVER)
@@ -945,7 +978,7 @@ Result<std::vector<CommitInfo>> walk_log(git_repository* repo, const git_oid& he
     auto kept = keep(c);
     if (!kept) return kept.error();
     if (!*kept) continue;
-    out.push_back(listed_info(c));
+    out.push_back(listed_info(c, abbreviate));
     if (limit && out.size() >= limit) break;
   }
   return out;
@@ -996,6 +1029,7 @@ Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
   const git_oid& tip = *git_commit_id(head->value().get());
   if (auto ids = indexed_commits(*this, repo, impl_->git_dir, tip, name, limit)) {
     std::vector<CommitInfo> found;
+    const Abbreviator abbreviate(repo);
     bool ok = true;
     for (const git_oid& oid : *ids) {
       git_commit* c = nullptr;
@@ -1004,7 +1038,7 @@ Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
         break;
       }
       git::CommitPtr commit(c);
-      found.push_back(listed_info(c));
+      found.push_back(listed_info(c, abbreviate));
     }
     if (ok) return found;
   }
@@ -1035,34 +1069,14 @@ Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view nam
 }
 
 Result<std::vector<std::string>> Archive::abbreviate(const std::vector<std::string>& ids) const {
-  git_repository* repo = impl_->repo.get();
-  // As git_object_short_id (which needs the object read) does it, from the odb alone.
-  int least = 7;
-  if (git_config* snapshot = nullptr; git_repository_config_snapshot(&snapshot, repo) == 0) {
-    git::ConfigPtr config(snapshot);
-    std::int32_t value = 0;
-    if (git_config_get_int32(&value, snapshot, "core.abbrev") == 0 && value >= 4 && value <= 40)
-      least = value;
-  }
-  git_odb* raw = nullptr;
-  if (git_repository_odb(&raw, repo) != 0) return git::last_error("cannot open the object store");
-  git::OdbPtr odb(raw);
+  const Abbreviator abbreviate(impl_->repo.get());
   std::vector<std::string> out;
   out.reserve(ids.size());
   for (const std::string& hex : ids) {
-    git_oid full;
-    if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&full, hex.c_str()) != 0)
+    git_oid id;
+    if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
       return Error{Errc::not_found, fmt::format("not a commit id: {}", hex)};
-    std::size_t len = static_cast<std::size_t>(least);
-    for (; len < GIT_OID_HEXSZ; ++len) {
-      git_oid prefix{};
-      std::memcpy(prefix.id, full.id, (len + 1) / 2);
-      if (len & 1) prefix.id[len / 2] &= 0xf0;
-      const int found = git_odb_exists_prefix(nullptr, odb.get(), &prefix, len);
-      if (found != GIT_EAMBIGUOUS) break;
-      git_error_clear();
-    }
-    out.push_back(hex.substr(0, len));
+    out.push_back(abbreviate(id));
   }
   return out;
 }

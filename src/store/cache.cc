@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "feeddiff/store.h"
@@ -45,17 +46,20 @@ std::optional<std::string> Archive::cache_read(std::string_view name) const {
   return std::move(*bytes);
 }
 
-void Archive::cache_write(std::string_view name, std::string_view value) const {
-  if (!valid_name(name)) return;
-  const std::string path = cache_dir() + "/" + std::string(name);
+namespace {
+
+// The file a valid name names under dir, its directory made; nullopt when it cannot be.
+std::optional<std::string> entry_path(const std::string& dir, std::string_view name) {
+  if (!valid_name(name)) return std::nullopt;
+  std::string path = dir + "/" + std::string(name);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return;
-  // Written beside and renamed, so a reader sees all of it or nothing; not fsync'd, as an
-  // entry a crash cuts short fails its own end check and is recomputed.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return;
+  if (ec) return std::nullopt;
+  return path;
+}
+
+// Writes all of value to fd, then closes it; false when either failed.
+bool write_and_close(int fd, std::string_view value) {
   std::size_t done = 0;
   bool ok = true;
   while (ok && done < value.size()) {
@@ -64,27 +68,29 @@ void Archive::cache_write(std::string_view name, std::string_view value) const {
     if (n <= 0) ok = false;
     if (n > 0) done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) ok = false;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+  return ::close(fd) == 0 && ok;
+}
+
+}  // namespace
+
+void Archive::cache_write(std::string_view name, std::string_view value) const {
+  const auto path = entry_path(cache_dir(), name);
+  if (!path) return;
+  // Written beside and renamed, so a reader sees all of it or nothing; not fsync'd, as an
+  // entry a crash cuts short fails its own end check and is recomputed.
+  const std::string tmp = *path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (!write_and_close(fd, value) || ::rename(tmp.c_str(), path->c_str()) != 0)
+    ::unlink(tmp.c_str());
 }
 
 void Archive::cache_append(std::string_view name, std::string_view value) const {
-  if (!valid_name(name)) return;
-  const std::string path = cache_dir() + "/" + std::string(name);
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return;
+  const auto path = entry_path(cache_dir(), name);
+  if (!path) return;
   // O_APPEND: two processes appending at once interleave whole writes, never overwrite.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  std::size_t done = 0;
-  while (done < value.size()) {
-    const ssize_t n = ::write(fd, value.data() + done, value.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
+  const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd >= 0) write_and_close(fd, value);
 }
 
 }  // namespace feeddiff
