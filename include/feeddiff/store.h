@@ -266,8 +266,13 @@ class Archive {
   Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;
   /// Each full id as log prints it, as git_object_short_id abbreviates (the shortest
   /// prefix, at least core.abbrev or 7 digits, that names no other object), reading no
-  /// object: a lookup in the pack indexes per digit added.
-  Result<std::vector<std::string>> abbreviate(const std::vector<std::string>& ids) const;
+  /// object: a lookup in the pack indexes per digit added. With a cache name, ids is a list
+  /// that only grows at its end (a source's commits, oldest first), and the cache entry
+  /// records which packs the short ids were checked against: a later call looks up the ids
+  /// added since in every pack, and the others only in the packs and loose objects added
+  /// since (all of them again when a pack is gone).
+  Result<std::vector<std::string>> abbreviate(const std::vector<std::string>& ids,
+                                              std::string_view cache_name = {}) const;
   /// Walks the branch's first-parent chain from HEAD, newest first and one commit at a time
   /// (nothing is read ahead), calling visit with each commit's full id and whether it changed
   /// a path under path_prefix against its first parent (as log decides it); stops when visit

@@ -76,9 +76,6 @@ bool parse_time(const std::string& text, TimeMs& out) {
 // What `log NAME` prints of a commit: its title, times and these trailers (the first of each).
 constexpr std::array<const char*, 3> kLogTrailers = {"Source", "Observed-At", "Status"};
 
-// Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
-// log/<source>: one record per commit (its title, times and kLogTrailers), so that the
-// commits are read once, not on every call, and what a call costs is the lines it prints.
 // A commit as its record in the log cache keeps it: "c", id, title, author and committer
 // times, then key and value of each of kLogTrailers it has; nullopt for any other line.
 std::optional<CommitInfo> from_record(const std::vector<std::string>& r) {
@@ -95,6 +92,7 @@ std::optional<CommitInfo> from_record(const std::vector<std::string>& r) {
 // Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
 // log/<source>: one record per commit (its title, times and kLogTrailers), so that the
 // commits are read once, not on every call, and what a call costs is the lines it prints.
+// The short ids are checked against the objects added since the last call (abbrev/<source>).
 Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::string& source) {
   auto ids = archive.source_commit_ids(source);
   if (!ids) return ids.error();
@@ -119,10 +117,10 @@ Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::s
     records.add(std::move(fields));
   }
   records.save(archive);
-  std::reverse(out.begin(), out.end());
-  auto abbrev = archive.abbreviate(*ids);
+  auto abbrev = archive.abbreviate(commits, source_cache_name("abbrev", source));
   if (!abbrev) return abbrev.error();
   for (std::size_t i = 0; i < out.size(); ++i) out[i].abbrev = std::move((*abbrev)[i]);
+  std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "core/failpoint.h"
 #include "feeddiff/message.h"
 #include "feeddiff/store.h"
+#include "store/abbreviator.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"
 #include "store/pack_writer.h"
@@ -204,41 +205,6 @@ Result<std::vector<PathChange>> diff_trees(git_repository* repo, git_tree* old_s
   }
   return out;
 }
-
-// Ids abbreviated as git_object_short_id does it (the shortest prefix, at least core.abbrev
-// or 7 digits, that names no other object), but from the odb alone: that function needs the
-// object read, and `log NAME` prints ids of commits it no longer reads. One per listing, so
-// the config is read once.
-class Abbreviator {
- public:
-  explicit Abbreviator(git_repository* repo) {
-    if (git_config* snapshot = nullptr; git_repository_config_snapshot(&snapshot, repo) == 0) {
-      git::ConfigPtr config(snapshot);
-      std::int32_t value = 0;
-      if (git_config_get_int32(&value, snapshot, "core.abbrev") == 0 && value >= 4 && value <= 40)
-        least_ = static_cast<std::size_t>(value);
-    }
-    if (git_odb* raw = nullptr; git_repository_odb(&raw, repo) == 0) odb_.reset(raw);
-  }
-
-  std::string operator()(const git_oid& id) const {
-    char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof hex, &id);
-    std::size_t len = least_;
-    for (; odb_ && len < GIT_OID_HEXSZ; ++len) {
-      git_oid prefix{};
-      std::memcpy(prefix.id, id.id, (len + 1) / 2);
-      if (len & 1) prefix.id[len / 2] &= 0xf0;
-      if (git_odb_exists_prefix(nullptr, odb_.get(), &prefix, len) != GIT_EAMBIGUOUS) break;
-      git_error_clear();
-    }
-    return std::string(hex, len);
-  }
-
- private:
-  std::size_t least_ = 7;
-  git::OdbPtr odb_;
-};
 
 // A commit as log lists it: with the id abbreviated as git would. Only log prints ids for a
 // person to type back, so the odb lookup is paid here, not by every reader of a commit.
@@ -1065,19 +1031,6 @@ Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view nam
   std::vector<std::string> out;
   out.reserve(commits->size());
   for (auto& c : *commits) out.push_back(std::move(c.id));
-  return out;
-}
-
-Result<std::vector<std::string>> Archive::abbreviate(const std::vector<std::string>& ids) const {
-  const Abbreviator abbreviate(impl_->repo.get());
-  std::vector<std::string> out;
-  out.reserve(ids.size());
-  for (const std::string& hex : ids) {
-    git_oid id;
-    if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
-      return Error{Errc::not_found, fmt::format("not a commit id: {}", hex)};
-    out.push_back(abbreviate(id));
-  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_helpers.h"
+#include "feeddiff/core.h"
 
 using namespace feeddiff::test;
 
@@ -53,6 +54,102 @@ TEST_CASE("log abbreviates an id past 7 characters when 7 are ambiguous", "[cli]
   CHECK(r.out[8] == ' ');
   auto json = archive({"log", "--format", "json"});
   CHECK(json.out.find("\"short_id\": \"" + head.substr(0, 8) + "\"") != std::string::npos);
+}
+
+namespace {
+
+// Content of a blob whose id starts with the first `shared` digits of id and differs at the
+// next: with core.abbrev at 4, a few tens of thousands of hashes find one.
+std::string blob_sharing(const std::string& id, std::size_t shared) {
+  for (unsigned n = 0;; ++n) {
+    const std::string content = "twin " + std::to_string(n) + "\n";
+    const std::string blob_id = feeddiff::sha1_hex("blob " + std::to_string(content.size()) +
+                                                   std::string(1, '\0') + content);
+    if (blob_id.compare(0, shared, id, 0, shared) == 0 && blob_id[shared] != id[shared])
+      return content;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("log NAME keeps its short ids and checks them against the objects added since",
+          "[cli][index]") {
+  CliArchive archive("log-abbrev-cache");
+  REQUIRE(archive.git({"config", "core.abbrev", "4"}).exit_code == 0);
+  REQUIRE(archive({"add", "s", "http://127.0.0.1:1/s"}).exit_code == 0);
+  // A change of s made by hand, which the source index learns from the tree.
+  std::filesystem::create_directories(archive.dir() + "/raw/s");
+  spit(archive.dir() + "/raw/s/response.xml", "<rss/>");
+  REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
+  REQUIRE(archive
+              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
+                    "s by hand"})
+              .exit_code == 0);
+  const std::string id = archive.head().substr(0, 40);
+  auto short_id = [&] {
+    auto r = archive({"log", "s"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out.substr(0, r.out.find(' '));
+  };
+  auto git_short = [&] { return archive.git({"rev-parse", "--short=4", id}).out.substr(0, 40); };
+  auto trimmed = [](std::string s) {
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  };
+  REQUIRE(short_id() == trimmed(git_short()));
+  const std::string cache_dir = archive.dir() + "/.git/feeddiff/cache/abbrev";
+  REQUIRE(std::filesystem::is_directory(cache_dir));
+  const std::string entry = std::filesystem::directory_iterator(cache_dir)->path().string();
+  const std::string kept = slurp(entry);
+  REQUIRE(kept.find("covers 1 " + id) != std::string::npos);
+  // The entry as if an earlier call had found id's short id 9 digits long.
+  auto claim_nine = [&] {
+    std::string text = slurp(entry);
+    if (auto at = text.find("\n" + id + " "); at != std::string::npos)
+      text.erase(at + 1, text.find('\n', at + 1) - at);
+    spit(entry, text + id + " 9\n");
+  };
+
+  SECTION("a kept short id is what a later call prints") {
+    claim_nine();
+    CHECK(short_id() == id.substr(0, 9));
+  }
+  SECTION("an object in a pack written since makes it longer") {
+    // hash-object writes the twin loose; a tag makes it reachable, so that repack -d moves it
+    // into a new pack beside the old.
+    const std::string file = archive.dir() + "/../twin-" + id.substr(0, 8);
+    spit(file, blob_sharing(id, 4));
+    const auto twin = archive.git({"hash-object", "-w", file});
+    REQUIRE(twin.exit_code == 0);
+    REQUIRE(archive.git({"tag", "twin", twin.out.substr(0, 40)}).exit_code == 0);
+    REQUIRE(archive.git({"repack", "-d", "-q"}).exit_code == 0);
+    REQUIRE(!std::filesystem::exists(archive.dir() + "/.git/objects/" + twin.out.substr(0, 2) +
+                                     "/" + twin.out.substr(2, 38)));
+    CHECK(short_id() == id.substr(0, 5));
+    CHECK(short_id() == trimmed(git_short()));
+
+    SECTION("and so does a loose object written since") {
+      const std::string dir = archive.dir() + "/.git/objects/" + id.substr(0, 2);
+      std::filesystem::create_directories(dir);
+      spit(dir + "/" + id.substr(2, 3) + (id[5] == '0' ? "1" : "0") + std::string(34, 'a'),
+           "not an object");
+      CHECK(short_id() == id.substr(0, 6));
+    }
+    SECTION("a pack that is gone makes every id looked up afresh") {
+      claim_nine();
+      // A commit more, so that the one pack repack -a writes is not the one it replaces.
+      spit(archive.dir() + "/notes.txt", "a note");
+      REQUIRE(archive.git({"add", "notes.txt"}).exit_code == 0);
+      REQUIRE(archive
+                  .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
+                        "a note by hand"})
+                  .exit_code == 0);
+      REQUIRE(archive.git({"repack", "-a", "-d", "-q"}).exit_code == 0);
+      REQUIRE(archive.git({"count-objects", "-v"}).out.find("packs: 1\n") != std::string::npos);
+      CHECK(short_id() == id.substr(0, 5));
+    }
+  }
 }
 
 TEST_CASE("log NAME answers from the source index, so history it does not print can be missing",
