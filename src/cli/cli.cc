@@ -16,6 +16,7 @@
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
 #include "feeddiff/normalize.h"
+#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/store.h"
 
@@ -25,6 +26,16 @@ namespace cli {
 
 Result<Archive> open_archive(const Globals& globals) {
   return Archive::open(globals.dir);
+}
+
+Result<EditedArchive> open_for_edit(const Globals& globals) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto lock = ArchiveLock::acquire(*archive, false);
+  if (!lock) return lock.error();
+  auto config = load_config(*archive);
+  if (!config) return config.error();
+  return EditedArchive{std::move(*archive), std::move(*lock), std::move(*config)};
 }
 
 bool stdout_is_terminal() {

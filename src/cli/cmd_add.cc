@@ -24,13 +24,11 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   if (!every) return every.error();
   if (*every < 60'000) return Error{Errc::usage, "--every must be at least 1m (be polite)"};
 
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto lock = ArchiveLock::acquire(*archive, false);
-  if (!lock) return lock.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  if (config->find(options.name))
+  auto edit = open_for_edit(globals);
+  if (!edit) return edit.error();
+  Archive& archive = edit->archive;
+  Config& config = edit->config;
+  if (config.find(options.name))
     return Error{Errc::exists,
                  fmt::format("a source named '{}' exists already (see "
                              "feeddiff.toml; `feeddiff remove {}` first to replace it)",
@@ -41,17 +39,17 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   source.name = options.name;
   source.url = split.url;
   source.every = *every;
-  config->sources.push_back(source);
+  config.sources.push_back(source);
 
-  if (auto ok = save_credentials(*archive, source.name, split.credentials); !ok) return ok.error();
+  if (auto ok = save_credentials(archive, source.name, split.credentials); !ok) return ok.error();
   auto now = current_time();
   if (!now) return now.error();
   CommitRequest request;
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n", source.name,
                                 source.name, redact_url(source.url), format_duration(source.every));
-  request.files.push_back({"feeddiff.toml", format_config(*config)});
-  auto committed = archive->commit(request);
+  request.files.push_back({"feeddiff.toml", format_config(config)});
+  auto committed = archive.commit(request);
   if (!committed) return committed.error();
   write_out(fmt::format("Added {} ({}, every {}){}\n", source.name, redact_url(source.url),
                         format_duration(source.every),

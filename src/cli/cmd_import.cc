@@ -48,15 +48,13 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
   if (!feeds)
     return Error{feeds.error().code, fmt::format("{}: {}", options.file, feeds.error().message)};
 
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto lock = ArchiveLock::acquire(*archive, false);
-  if (!lock) return lock.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
+  auto edit = open_for_edit(globals);
+  if (!edit) return edit.error();
+  Archive& archive = edit->archive;
+  Config& config = edit->config;
 
   std::vector<std::string> taken;
-  for (const auto& s : config->sources) taken.push_back(s.name);
+  for (const auto& s : config.sources) taken.push_back(s.name);
   std::vector<std::pair<std::string, std::string>> secrets;
   std::string out, warnings, added_lines;
   std::size_t added = 0, present = 0, skipped = 0;
@@ -69,7 +67,7 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
       continue;
     }
     if (const auto* same = [&]() -> const SourceConfig* {
-          for (const auto& s : config->sources)
+          for (const auto& s : config.sources)
             if (s.url == split.url) return &s;
           return nullptr;
         }()) {
@@ -99,21 +97,21 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
     out += fmt::format("Added {} ({}, every {})\n", source.name, source.url,
                        format_duration(source.every));
     added_lines += fmt::format("Source-Added: {} {}\n", source.name, source.url);
-    config->sources.push_back(std::move(source));
+    config.sources.push_back(std::move(source));
     ++added;
   }
 
   if (added && !options.dry_run) {
     for (const auto& [name, credentials] : secrets)
-      if (auto ok = save_credentials(*archive, name, credentials); !ok) return ok.error();
+      if (auto ok = save_credentials(archive, name, credentials); !ok) return ok.error();
     auto now = current_time();
     if (!now) return now.error();
     CommitRequest request;
     request.author_time = request.commit_time = *now;
     request.message = fmt::format("import: {} source{} from OPML\n\n{}", added,
                                   added == 1 ? "" : "s", added_lines);
-    request.files.push_back({"feeddiff.toml", format_config(*config)});
-    auto committed = archive->commit(request);
+    request.files.push_back({"feeddiff.toml", format_config(config)});
+    auto committed = archive.commit(request);
     if (!committed) return committed.error();
   }
   out += fmt::format("{} {} of {} feed{}", options.dry_run ? "Would import" : "Imported", added,

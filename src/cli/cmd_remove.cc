@@ -12,33 +12,31 @@ namespace {
 
 Result<int> remove(const Globals& globals, const std::string& name) {
   if (auto ok = check_source_name(name); !ok) return ok.error();
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto lock = ArchiveLock::acquire(*archive, false);
-  if (!lock) return lock.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  if (!config->find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
-  std::erase_if(config->sources, [&](const auto& s) { return s.name == name; });
+  auto edit = open_for_edit(globals);
+  if (!edit) return edit.error();
+  Archive& archive = edit->archive;
+  Config& config = edit->config;
+  if (!config.find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
+  std::erase_if(config.sources, [&](const auto& s) { return s.name == name; });
 
   auto now = current_time();
   if (!now) return now.error();
   CommitRequest request;
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
-  request.files.push_back({"feeddiff.toml", format_config(*config)});
+  request.files.push_back({"feeddiff.toml", format_config(config)});
   for (const Layout layout : {Layout::flat, Layout::fanout})  // wherever it lies (absent: skipped)
     for (const bool json : {false, true})
       request.files.push_back({raw_path(name, json, layout), std::nullopt});
-  auto committed = archive->commit(request);
+  auto committed = archive.commit(request);
   if (!committed) return committed.error();
 
-  auto state = load_state(*archive);
+  auto state = load_state(archive);
   if (state) {
     state->sources.erase(name);
-    (void)save_state(*archive, *state);
+    (void)save_state(archive, *state);
   }
-  (void)save_credentials(*archive, name, "");
+  (void)save_credentials(archive, name, "");
   write_out(fmt::format("Removed {}; its history stays in the archive's git log\n", name));
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/config.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
@@ -55,6 +56,17 @@ Command migrate_command(CLI::App& root, const Globals& globals);
 
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);
+
+/// An archive opened to change its sources: the lock held, and feeddiff.toml read under it.
+struct EditedArchive {
+  Archive archive;   ///< the archive named by -C
+  ArchiveLock lock;  ///< taken at once (Errc::locked when another process holds it)
+  Config config;     ///< its feeddiff.toml as the branch has it
+};
+
+/// Opens the archive named by -C, takes its lock without waiting and reads its config: the
+/// start of every command that adds or removes sources.
+Result<EditedArchive> open_for_edit(const Globals& globals);
 
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
