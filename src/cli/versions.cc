@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <string_view>
 #include <utility>
 
+#include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
@@ -28,9 +30,23 @@ std::string source_cache_name(std::string_view kind, std::string_view source) {
   return std::string(kind) + "/" + hex;
 }
 
+std::uint64_t item_id_key(std::string_view id) {
+  const auto digest = sha1(id);
+  std::uint64_t key = 0;
+  for (std::size_t i = 0; i < 8; ++i) key = (key << 8) | digest[i];
+  return key;
+}
+
 namespace {
 
 constexpr std::uint32_t kNoVersion = ~std::uint32_t{0};
+
+std::optional<std::uint64_t> parse_key(std::string_view hex) {
+  std::uint64_t key = 0;
+  auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), key, 16);
+  if (hex.size() != 16 || ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
+  return key;
+}
 
 }  // namespace
 
@@ -58,7 +74,7 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   // A complete, well-formed cache, read up to the first version line whose commit is not the
   // history's at its position; a torn or garbled one is not used at all.
   std::vector<Oid> blobs;
-  std::unordered_map<std::string, std::size_t> first_seen;
+  std::unordered_map<std::uint64_t, std::uint32_t> first_seen;
   std::vector<std::string> fields;
   std::size_t at = 0;
   bool header = false, complete = false;
@@ -86,7 +102,11 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
     }
     const auto blob = fields[2].empty() ? std::optional<Oid>(Oid{}) : parse_oid(fields[2]);
     if (!blob) return out;
-    for (std::size_t i = 3; i < fields.size(); ++i) first_seen.emplace(std::move(fields[i]), k);
+    for (std::size_t i = 3; i < fields.size(); ++i) {
+      const auto key = parse_key(fields[i]);
+      if (!key) return out;
+      first_seen.emplace(*key, static_cast<std::uint32_t>(k));
+    }
     blobs.push_back(*blob);
   }
   if (!complete) return out;
@@ -122,7 +142,8 @@ void SourceVersions::learn(std::size_t n) {
       if (auto body = archive_->read_blob(blob)) {
         ++parsed_;
         if (auto doc = normalize(*body, model_only))
-          for (const Item& item : doc->feed.items) first_seen_.emplace(item.id, k);
+          for (const Item& item : doc->feed.items)
+            first_seen_.emplace(item_id_key(item.id), static_cast<std::uint32_t>(k));
       }
     add_known(to_oid(blob));
   }
@@ -134,17 +155,17 @@ void SourceVersions::learn(std::size_t n) {
   if (n + 1 < commits_.size() && blobs_.size() < 2 * written_ + 16) return;
   written_ = blobs_.size();
   // Rewritten whole: ids are listed under the version that showed them first.
-  std::vector<std::vector<const std::string*>> ids(blobs_.size());
-  for (const auto& [id, k] : first_seen_)
-    if (k < ids.size()) ids[k].push_back(&id);
+  std::vector<std::vector<std::uint64_t>> ids(blobs_.size());
+  for (const auto& [key, k] : first_seen_)
+    if (k < ids.size()) ids[k].push_back(key);
   std::string text = kVersionsCacheHeader;
   text += '\n';
   for (std::size_t k = 0; k < blobs_.size(); ++k) {
     text += 'v';
     append_tab_field(text, to_hex(commits_[k]));
     append_tab_field(text, blobs_[k] == Oid{} ? std::string() : to_hex(blobs_[k]));
-    std::sort(ids[k].begin(), ids[k].end(), [](auto* a, auto* b) { return *a < *b; });
-    for (const std::string* id : ids[k]) append_tab_field(text, *id);
+    std::sort(ids[k].begin(), ids[k].end());
+    for (const std::uint64_t key : ids[k]) text += fmt::format("\t{:016x}", key);
     text += '\n';
   }
   text += "end\n";
@@ -152,7 +173,7 @@ void SourceVersions::learn(std::size_t n) {
 }
 
 bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) const {
-  const auto it = first_seen_.find(id);
+  const auto it = first_seen_.find(item_id_key(id));
   return it != first_seen_.end() && it->second < ordinal;
 }
 

@@ -104,7 +104,7 @@ TEST_CASE("show of the newest change leaves the versions before it cached for th
   // The two versions before v3, each with its commit, in order.
   const std::vector<std::string> rows = lines_of(slurp(cache));
   REQUIRE(rows.size() >= 4);
-  CHECK(rows[0] == "feeddiff versions 1");
+  CHECK(rows[0] == "feeddiff versions 2");
   CHECK(rows[1].rfind("v\t" + feed.v1 + "\t", 0) == 0);
   CHECK(rows[2].rfind("v\t" + feed.v2 + "\t", 0) == 0);
   CHECK(rows[3] == "end");
