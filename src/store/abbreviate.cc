@@ -278,7 +278,7 @@ Result<std::vector<std::string>> Archive::abbreviate(const std::vector<std::stri
     for (std::size_t i = from; i < ids.size(); ++i) lengths[i] = full.length(oids[i]);
   }
   if (packs && !ids.empty()) {
-    Checked now{full.least(), *packs, ids.size(), ids.empty() ? "" : ids.back(), {}};
+    Checked now{full.least(), *packs, ids.size(), ids.back(), {}};
     for (std::size_t i = 0; i < ids.size(); ++i)
       if (lengths[i] > full.least()) now.longer.emplace(ids[i], lengths[i]);
     if (!kept || !(now == *kept)) cache_write(cache_name, format_checked(now));
