@@ -66,10 +66,11 @@ namespace {
 
 // What a cache entry says: the ids of a list that grows at its end, up to `last`, were
 // abbreviated when the object database was these packs and the loose objects of the time.
-// Only the short ids longer than `least` are written (one in thousands at 7 digits):
+// Only the short ids longer than `least` are written (one in thousands at 7 digits). Lines
+// of tab-separated fields, as the cache's other records (append_tab_field):
 //   feeddiff abbrev 1 <version>
 //   least <n>
-//   packs <pack-*.idx names, sorted, space-separated>
+//   packs <pack-*.idx names, sorted>
 //   covers <count> <the last id covered>
 //   <id> <length>        one line per id whose short id is longer than least
 struct Checked {
@@ -86,10 +87,19 @@ std::string header() {
 }
 
 std::string format_checked(const Checked& c) {
-  std::string out = header() + fmt::format("least {}\npacks", c.least);
-  for (const auto& p : c.packs) out += " " + p;
-  out += fmt::format("\ncovers {} {}\n", c.count, c.last);
-  for (const auto& [id, len] : c.longer) out += fmt::format("{} {}\n", id, len);
+  std::string out = header() + "least";
+  append_tab_field(out, std::to_string(c.least));
+  out += "\npacks";
+  for (const auto& p : c.packs) append_tab_field(out, p);
+  out += "\ncovers";
+  append_tab_field(out, std::to_string(c.count));
+  append_tab_field(out, c.last);
+  out += '\n';
+  for (const auto& [id, len] : c.longer) {
+    out += id;
+    append_tab_field(out, std::to_string(len));
+    out += '\n';
+  }
   return out;
 }
 
@@ -98,44 +108,34 @@ bool parse_size(std::string_view text, std::size_t& out) {
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
-// The words of one line; the line must end in a newline (a cut entry is not trusted).
-std::optional<std::vector<std::string_view>> next_line(std::string_view text, std::size_t& at) {
-  const std::size_t nl = text.find('\n', at);
-  if (nl == std::string_view::npos) return std::nullopt;
-  std::vector<std::string_view> words;
-  for (std::size_t i = at; i < nl;) {
-    const std::size_t space = std::min(text.find(' ', i), nl);
-    words.push_back(text.substr(i, space - i));
-    i = space + 1;
-  }
-  at = nl + 1;
-  return words;
-}
-
 std::optional<Checked> parse_checked(std::string_view text) {
   const std::string head = header();
   if (!text.starts_with(head)) return std::nullopt;
   std::size_t at = head.size();
+  std::vector<std::string> f;
+  // The fields of the next line, which must end in a newline (a cut entry is not trusted).
+  auto next = [&] {
+    const std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos || !split_tab_fields(text.substr(at, nl - at), f))
+      return false;
+    at = nl + 1;
+    return true;
+  };
   Checked c;
-  auto least = next_line(text, at);
-  if (!least || least->size() != 2 || (*least)[0] != "least" || !parse_size((*least)[1], c.least))
+  if (!next() || f.size() != 2 || f[0] != "least" || !parse_size(f[1], c.least))
     return std::nullopt;
-  auto packs = next_line(text, at);
-  if (!packs || packs->empty() || (*packs)[0] != "packs") return std::nullopt;
-  c.packs.assign(packs->begin() + 1, packs->end());
+  if (!next() || f.empty() || f[0] != "packs") return std::nullopt;
+  c.packs.assign(f.begin() + 1, f.end());
   if (!std::is_sorted(c.packs.begin(), c.packs.end())) return std::nullopt;
-  auto covers = next_line(text, at);
-  if (!covers || covers->size() != 3 || (*covers)[0] != "covers" ||
-      !parse_size((*covers)[1], c.count))
+  if (!next() || f.size() != 3 || f[0] != "covers" || !parse_size(f[1], c.count))
     return std::nullopt;
-  c.last = (*covers)[2];
+  c.last = f[2];
   while (at < text.size()) {
-    auto line = next_line(text, at);
     std::size_t len = 0;
-    if (!line || line->size() != 2 || (*line)[0].size() != GIT_OID_HEXSZ ||
-        !parse_size((*line)[1], len) || len <= c.least || len > GIT_OID_HEXSZ)
+    if (!next() || f.size() != 2 || f[0].size() != GIT_OID_HEXSZ || !parse_size(f[1], len) ||
+        len <= c.least || len > GIT_OID_HEXSZ)
       return std::nullopt;
-    c.longer.emplace((*line)[0], len);
+    c.longer.emplace(f[0], len);
   }
   return c;
 }
@@ -176,6 +176,7 @@ class Added {
       out.packs_ = true;
     }
     // Which objects/xx directories exist: most ids then need no directory read.
+    bool any_loose = false;
     if (DIR* dir = ::opendir(objects_dir.c_str())) {
       while (const dirent* e = ::readdir(dir)) {
         unsigned byte = 0;
@@ -183,14 +184,14 @@ class Added {
         auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), byte, 16);
         if (name.size() == 2 && ec == std::errc() && end == name.data() + 2) {
           out.loose_[byte] = true;
-          out.any_loose_ = true;
+          any_loose = true;
         }
       }
       ::closedir(dir);
     } else {
       return std::nullopt;
     }
-    if (out.any_loose_) {
+    if (any_loose) {
       git_odb_backend* backend = nullptr;
       if (git_odb_backend_loose(&backend, objects_dir.c_str(), -1, 0, 0, 0) != 0 ||
           !out.add(backend, 1))
@@ -222,9 +223,8 @@ class Added {
     return false;
   }
   git::OdbPtr odb_;
-  bool packs_ = false;
-  bool any_loose_ = false;
-  std::array<bool, 256> loose_{};
+  bool packs_ = false;             // any pack is new
+  std::array<bool, 256> loose_{};  // objects/xx exists, by xx
 };
 
 }  // namespace
