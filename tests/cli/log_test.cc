@@ -58,6 +58,24 @@ TEST_CASE("log abbreviates an id past 7 characters when 7 are ambiguous", "[cli]
 
 namespace {
 
+// Writes path (under the work tree) and commits it with git, as a user would by hand.
+void commit_file_by_hand(const CliArchive& archive, const std::string& path,
+                         const std::string& content, const std::string& message) {
+  const std::filesystem::path file = archive.dir() + "/" + path;
+  std::filesystem::create_directories(file.parent_path());
+  spit(file.string(), content);
+  REQUIRE(archive.git({"add", path}).exit_code == 0);
+  REQUIRE(archive
+              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
+                    message})
+              .exit_code == 0);
+}
+
+// A change of source name made by hand.
+void commit_by_hand(const CliArchive& archive, const std::string& name, const std::string& body) {
+  commit_file_by_hand(archive, "raw/" + name + "/response.xml", body, name + " by hand: " + body);
+}
+
 // Content of a blob whose id starts with the first `shared` digits of id and differs at the
 // next: with core.abbrev at 4, a few tens of thousands of hashes find one.
 std::string blob_sharing(const std::string& id, std::size_t shared) {
@@ -78,13 +96,7 @@ TEST_CASE("log NAME keeps its short ids and checks them against the objects adde
   REQUIRE(archive.git({"config", "core.abbrev", "4"}).exit_code == 0);
   REQUIRE(archive({"add", "s", "http://127.0.0.1:1/s"}).exit_code == 0);
   // A change of s made by hand, which the source index learns from the tree.
-  std::filesystem::create_directories(archive.dir() + "/raw/s");
-  spit(archive.dir() + "/raw/s/response.xml", "<rss/>");
-  REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
-  REQUIRE(archive
-              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
-                    "s by hand"})
-              .exit_code == 0);
+  commit_by_hand(archive, "s", "<rss/>");
   const std::string id = archive.head().substr(0, 40);
   auto short_id = [&] {
     auto r = archive({"log", "s"});
@@ -92,23 +104,22 @@ TEST_CASE("log NAME keeps its short ids and checks them against the objects adde
     REQUIRE(r.exit_code == 0);
     return r.out.substr(0, r.out.find(' '));
   };
-  auto git_short = [&] { return archive.git({"rev-parse", "--short=4", id}).out.substr(0, 40); };
-  auto trimmed = [](std::string s) {
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
+  auto git_short = [&] {
+    const std::string out = archive.git({"rev-parse", "--short=4", id}).out;
+    return out.substr(0, out.find('\n'));
   };
-  REQUIRE(short_id() == trimmed(git_short()));
+  REQUIRE(short_id() == git_short());
   const std::string cache_dir = archive.dir() + "/.git/feeddiff/cache/abbrev";
   REQUIRE(std::filesystem::is_directory(cache_dir));
   const std::string entry = std::filesystem::directory_iterator(cache_dir)->path().string();
   const std::string kept = slurp(entry);
-  REQUIRE(kept.find("covers 1 " + id) != std::string::npos);
+  REQUIRE(kept.find("covers\t1\t" + id + "\n") != std::string::npos);
   // The entry as if an earlier call had found id's short id 9 digits long.
   auto claim_nine = [&] {
     std::string text = slurp(entry);
-    if (auto at = text.find("\n" + id + " "); at != std::string::npos)
+    if (auto at = text.find("\n" + id + "\t"); at != std::string::npos)
       text.erase(at + 1, text.find('\n', at + 1) - at);
-    spit(entry, text + id + " 9\n");
+    spit(entry, text + id + "\t9\n");
   };
 
   SECTION("a kept short id is what a later call prints") {
@@ -127,7 +138,7 @@ TEST_CASE("log NAME keeps its short ids and checks them against the objects adde
     REQUIRE(!std::filesystem::exists(archive.dir() + "/.git/objects/" + twin.out.substr(0, 2) +
                                      "/" + twin.out.substr(2, 38)));
     CHECK(short_id() == id.substr(0, 5));
-    CHECK(short_id() == trimmed(git_short()));
+    CHECK(short_id() == git_short());
 
     SECTION("and so does a loose object written since") {
       const std::string dir = archive.dir() + "/.git/objects/" + id.substr(0, 2);
@@ -139,12 +150,7 @@ TEST_CASE("log NAME keeps its short ids and checks them against the objects adde
     SECTION("a pack that is gone makes every id looked up afresh") {
       claim_nine();
       // A commit more, so that the one pack repack -a writes is not the one it replaces.
-      spit(archive.dir() + "/notes.txt", "a note");
-      REQUIRE(archive.git({"add", "notes.txt"}).exit_code == 0);
-      REQUIRE(archive
-                  .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
-                        "a note by hand"})
-                  .exit_code == 0);
+      commit_file_by_hand(archive, "notes.txt", "a note", "a note by hand");
       REQUIRE(archive.git({"repack", "-a", "-d", "-q"}).exit_code == 0);
       REQUIRE(archive.git({"count-objects", "-v"}).out.find("packs: 1\n") != std::string::npos);
       CHECK(short_id() == id.substr(0, 5));
@@ -165,14 +171,7 @@ TEST_CASE("log NAME answers from the source index, so history it does not print 
   std::vector<std::string> s1;
   for (int v = 0; v < 3; ++v)
     for (const std::string name : {"s0", "s1"}) {
-      std::filesystem::create_directories(archive.dir() + "/raw/" + name);
-      spit(archive.dir() + "/raw/" + name + "/response.xml",
-           "<rss>" + std::to_string(v) + "</rss>");
-      REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
-      REQUIRE(archive
-                  .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
-                        name + " by hand " + std::to_string(v)})
-                  .exit_code == 0);
+      commit_by_hand(archive, name, "<rss>" + std::to_string(v) + "</rss>");
       if (name == "s1") s1.insert(s1.begin(), archive.head().substr(0, 40));
     }
   const std::string root = archive.git({"rev-list", "--max-parents=0", "HEAD"}).out.substr(0, 40);
@@ -190,9 +189,9 @@ TEST_CASE("log NAME answers from the source index, so history it does not print 
   CHECK(ids == s1);
   auto two = archive({"log", "s1", "-n", "2"});
   CHECK(two.exit_code == 0);
-  CHECK(two.out.find("s1 by hand 2") != std::string::npos);
-  CHECK(two.out.find("s1 by hand 1") != std::string::npos);
-  CHECK(two.out.find("s1 by hand 0") == std::string::npos);
+  CHECK(two.out.find("s1 by hand: <rss>2</rss>") != std::string::npos);
+  CHECK(two.out.find("s1 by hand: <rss>1</rss>") != std::string::npos);
+  CHECK(two.out.find("s1 by hand: <rss>0</rss>") == std::string::npos);
   CHECK(archive({"log", "s2"}).out == "No recorded change of 's2' yet.\n");
   // With the index gone, the rebuild walks to the root: it fails, and says so.
   std::filesystem::remove_all(archive.dir() + "/.git/feeddiff/index");
@@ -217,16 +216,6 @@ std::vector<std::string> git_ids(const CliArchive& archive, const std::string& n
   const std::string out = archive.git({"log", "--format=%H", "--", "raw/" + name + "/"}).out;
   for (std::size_t at = 0; at + 40 <= out.size(); at += 41) ids.push_back(out.substr(at, 40));
   return ids;
-}
-
-void commit_by_hand(const CliArchive& archive, const std::string& name, const std::string& body) {
-  std::filesystem::create_directories(archive.dir() + "/raw/" + name);
-  spit(archive.dir() + "/raw/" + name + "/response.xml", body);
-  REQUIRE(archive.git({"add", "raw"}).exit_code == 0);
-  REQUIRE(archive
-              .git({"-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "-m",
-                    name + " by hand: " + body})
-              .exit_code == 0);
 }
 
 }  // namespace
