@@ -364,9 +364,10 @@ void annotate_history(const Archive& archive, const std::string& source,
                       std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,
                       SourceVersions* versions) {
   if (!versions) {
-    // One per source and branch head for the whole process: `site` loads every change of a
-    // source, and reading the source's history for each would make it quadratic. A new
-    // commit (poll, then its hooks) makes a new key. Guarded: a caller may use threads.
+    // The last source's, for the branch head it was read at: a caller that loads several
+    // changes of one source (a source's feed, notify) reads its history once. One only: at
+    // 1M changes every source's would be hundreds of MB. A new commit (poll, then its
+    // hooks) makes a new key. Guarded: a caller may use threads.
     static std::mutex memo_mutex;
     static std::map<std::string, SourceVersions> memo;
     auto head = archive.resolve("HEAD");
@@ -375,6 +376,7 @@ void annotate_history(const Archive& archive, const std::string& source,
     const std::lock_guard<std::mutex> lock(memo_mutex);
     auto it = memo.find(key);
     if (it == memo.end()) {
+      memo.clear();
       auto loaded = SourceVersions::load(archive, source);
       if (!loaded) return;  // the pages go without: nothing is wrong with the change itself
       it = memo.emplace(key, std::move(*loaded)).first;
@@ -451,7 +453,7 @@ void compare_bodies(LoadedChange& change, bool feed, bool normalized,
 
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
                                                   std::string_view source, bool normalized,
-                                                  bool compare) {
+                                                  bool compare, SourceVersions* known) {
   auto commit = archive.resolve(revision);
   if (!commit) return commit.error();
   // The source a poll's commit names: only its directory is compared (a commit made by hand,
@@ -524,7 +526,8 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
                    rules.insignificant);
     if (v.items) archive.cache_write(cache_name, encode_item_diff(*v.items));
   }
-  annotate_history(archive, v.source, commit->id, chosen->new_blob, v.items, v.reverted_to);
+  if (known && known->source() != v.source) known = nullptr;
+  annotate_history(archive, v.source, commit->id, chosen->new_blob, v.items, v.reverted_to, known);
   return out;
 }
 

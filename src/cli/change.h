@@ -29,10 +29,12 @@ struct LoadedChange {
 /// the commit's fields and headers are filled in: no body is read, nothing is diffed.
 /// A feed's item summary is read from the archive's cache when it holds one for these two
 /// blobs (and ignored fields); otherwise both versions are normalized and the summary is
-/// cached for next time.
+/// cached for next time. versions, when it is the source's, marks reappeared items and
+/// reverted_to (else the versions are read: see annotate_history).
 Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
                                                   std::string_view source, bool normalized = false,
-                                                  bool compare = true);
+                                                  bool compare = true,
+                                                  SourceVersions* versions = nullptr);
 
 /// Fills in the raw line diff of a change whose bodies are set and, with feed, its item
 /// summary (and, with normalized, the canonical line diff) as add_feed_summary does; the two
@@ -58,7 +60,9 @@ FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
 
 /// Marks an item diff of a source's version with what the earlier versions tell: added items
 /// an earlier version held become reappeared, and a body byte-identical to an earlier version
-/// (not the previous one) sets reverted_to. Without a SourceVersions, reads one.
+/// (not the previous one) sets reverted_to. Without a SourceVersions, reads one and keeps it
+/// for the next call about the same source (one source at a time: a process that goes through
+/// many sources holds one source's versions, not every one's).
 void annotate_history(const Archive& archive, const std::string& source,
                       const std::string& commit_id, const std::string& new_blob,
                       std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,

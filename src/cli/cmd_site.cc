@@ -5,13 +5,17 @@
 // older pages never change. The site remembers the branch tip it was rendered at: a run walks
 // back from HEAD to that tip only, and rebuilds everything when the tip left the branch (a
 // reset or rebase), re-using the pages of the commits both histories share. What the pages
-// list lives beside them in .feeddiff-site/, one small file per page, so memory stays bounded
-// by the number of sources, not by the length of the history.
+// list lives beside them in .feeddiff-site/, one small file per page; the commits to render
+// and the rows rendered wait in files of the run's own (site_work.h), and change pages are
+// rendered a round of commits at a time, source by source: memory is bounded by a round, the
+// number of sources and the longest history of one source, not by the archive's.
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -21,6 +25,7 @@
 #include "cli/oid.h"
 #include "cli/site_feed.h"
 #include "cli/site_items.h"
+#include "cli/site_work.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
@@ -38,6 +43,11 @@ constexpr int kSiteLayout = 2;
 constexpr const char* kStateDir = ".feeddiff-site";
 // Layout 1 kept every rendered change in this one file; read once to remove stale pages.
 constexpr const char* kOldManifest = ".feeddiff-site.tsv";
+// A run's working files (site_work.h), removed when it ends.
+constexpr const char* kWorkDir = ".feeddiff-site.work";
+// Commits rendered per round at most: a round's memory is 32 bytes per commit (its id, where
+// its row is, its place in its source's list). Also the ids checked at once for pages gone.
+constexpr std::size_t kDefaultRound = 100'000;
 // Rows of unfinished pages held in memory at most before they go to their files (a first
 // build over 10,000 sources fills 10,000 pages at once).
 constexpr std::size_t kOpenRowsCap = 20'000;
@@ -48,6 +58,7 @@ struct SiteOptions {
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
   std::size_t feed_entries = 500;
+  std::size_t round = kDefaultRound;
 };
 
 // What a run did, for the summary line and the tests.
@@ -81,10 +92,15 @@ bool is_commit_id(std::string_view id) {
   return parse_oid(id).has_value();
 }
 
-std::string row_text(const SiteChange& c) {
-  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", c.id, one_cell(c.source),
+// A row without its line end.
+std::string row_line(const SiteChange& c) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}", c.id, one_cell(c.source),
                      one_cell(c.observed_at), c.added, c.removed, one_cell(c.title),
                      one_cell(c.items));
+}
+
+std::string row_text(const SiteChange& c) {
+  return row_line(c) + '\n';
 }
 
 std::optional<SiteChange> parse_row(const std::string& line) {
@@ -228,14 +244,16 @@ std::string poll_status(const SourceState& s) {
 
 // Renders one change page (and copies the raw artifact beside it); fills in what the pages
 // list about it.
+// versions, when given, is the source's (else its versions are read for this change).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
-                                 const SiteOptions& options, const fs::path& top, Writes& writes) {
+                                 const SiteOptions& options, const fs::path& top, Writes& writes,
+                                 SourceVersions* versions) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   if (auto commit = archive.resolve(id);
       commit && commit->trailer("Layout") && !commit->trailer("Source"))
     return out;
-  auto loaded = load_change(archive, id, "");
+  auto loaded = load_change(archive, id, "", false, true, versions);
   if (!loaded) return loaded.error();
   const CommitInfo& commit = (*loaded)->commit;
   const ChangeView& view = (*loaded)->view;
@@ -435,6 +453,36 @@ void remove_tree(const fs::path& top, const fs::path& path) {
   if (strictly_inside(top, path)) fs::remove_all(path, ec);
 }
 
+// Removes the pages of the ids next() gives that the new history (fresh) lacks: a chunk of
+// ids at a time, each chunk checked against the whole spool read once, so that memory is a
+// chunk's whatever the history's length.
+Status remove_gone(const fs::path& top, CommitSpool& fresh, std::size_t chunk_size,
+                   const std::function<std::optional<std::string>()>& next, Writes& writes) {
+  for (bool more = true; more;) {
+    std::vector<Oid> chunk;
+    while (chunk.size() < chunk_size) {
+      auto id = next();
+      if (!id) {
+        more = false;
+        break;
+      }
+      chunk.push_back(to_oid(*id));
+    }
+    std::sort(chunk.begin(), chunk.end());
+    chunk.erase(std::unique(chunk.begin(), chunk.end()), chunk.end());
+    if (chunk.empty()) continue;
+    std::vector<bool> kept(chunk.size());
+    auto read = fresh.each([&](const Oid& id) {
+      const auto it = std::lower_bound(chunk.begin(), chunk.end(), id);
+      if (it != chunk.end() && *it == id) kept[static_cast<std::size_t>(it - chunk.begin())] = true;
+    });
+    if (!read) return read;
+    for (std::size_t i = 0; i < chunk.size(); ++i)
+      if (!kept[i]) remove_change(top, to_hex(chunk[i]), writes);
+  }
+  return Ok{};
+}
+
 Result<int> site(const Globals& globals, const SiteOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
@@ -448,22 +496,28 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   SiteState state = SiteState::load(state_path);
   bool rebuild = state.key != key;
 
-  // The commits that recorded a change since the tip rendered last, newest first (all of
-  // them when the tip is no longer on the branch).
-  std::vector<Oid> fresh;
+  // The commits that recorded a change since the tip rendered last (all of them when the tip
+  // is no longer on the branch), to a file: newest first as walked, read back oldest first.
+  const fs::path work = top / kWorkDir;
+  remove_tree(top, work);
+  if (auto ok = make_dirs(work); !ok) return ok.error();
+  auto fresh = CommitSpool::create((work / "commits").string());
+  if (!fresh) return fresh.error();
   std::string head, root;
   bool reached_tip = false;
+  Status spooled = Ok{};
   auto walked = archive->walk_first_parent("raw/", [&](const std::string& id, bool touched) {
     if (head.empty()) head = id;
     if (!rebuild && id == state.tip) {
       reached_tip = true;
       return false;
     }
-    if (touched) fresh.push_back(to_oid(id));
+    if (touched) spooled = fresh->push(to_oid(id));
     root = id;
-    return true;
+    return bool(spooled);
   });
   if (!walked) return walked.error();
+  if (!spooled) return spooled.error();
   if (!rebuild && !reached_tip) rebuild = true;
 
   Writes writes;
@@ -493,61 +547,107 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   Writes read_twice;  // the stale pass below counts the old rows that are not the site's own
   OldRows old_rows(old_state / "history", read_twice);
   bool reusing = rebuild && reuse_pages;
-  for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {
-    const std::string id = to_hex(*it);
-    std::optional<SiteChange> change;
-    if (reusing) {
-      auto old = old_rows.next();
-      if (old && old->id == id && fs::exists(top / old->href))
-        change = std::move(*old);
-      else
+  auto rows = RowSpool::create((work / "rows").string());
+  if (!rows) return rows.error();
+  // In rounds of options.round commits, oldest first. A round's change pages are rendered
+  // source by source, each source's versions read once and dropped after (holding every
+  // source's for the whole run was most of a first build's memory: 500 MB at 1M changes);
+  // its rows wait in the row spool, then go to the lists in the history's order.
+  const std::size_t round = std::min(options.round, std::max<std::size_t>(fresh->size(), 1));
+  for (std::size_t begin = 0; begin < fresh->size(); begin += round) {
+    auto ids = fresh->oldest(begin, begin + round);
+    if (!ids) return ids.error();
+    if (auto ok = rows->clear(); !ok) return ok.error();
+    // Per commit of the round: where its row is in the spool, or that it is rendered below.
+    constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
+    std::vector<std::uint64_t> at(ids->size(), kInOrder);
+    std::map<std::string, std::vector<std::uint32_t>> by_source;
+    for (std::size_t i = 0; i < ids->size(); ++i) {
+      const std::string id = to_hex((*ids)[i]);
+      if (reusing) {
+        auto old = old_rows.next();
+        if (old && old->id == id && fs::exists(top / old->href)) {
+          auto put = rows->put(row_line(*old));
+          if (!put) return put.error();
+          at[i] = *put;
+          continue;
+        }
         reusing = false;
+      }
+      // A poll's commit names its source; any other (made by hand, a migration) is rendered
+      // in order, reading its source's versions as it comes.
+      auto commit = archive->resolve(id);
+      if (!commit) return commit.error();
+      if (const std::string* source = commit->trailer("Source");
+          source && check_source_name(*source))
+        by_source[*source].push_back(static_cast<std::uint32_t>(i));
     }
-    if (!change) {
-      auto rendered = render_change(*archive, id, options, top, writes);
-      if (!rendered) return rendered.error();
-      if (rendered->id.empty()) continue;  // a migration
-      change = std::move(*rendered);
+    for (const auto& [source, positions] : by_source) {
+      auto versions = SourceVersions::load(*archive, source);
+      for (const std::uint32_t i : positions) {
+        auto rendered = render_change(*archive, to_hex((*ids)[i]), options, top, writes,
+                                      versions ? &*versions : nullptr);
+        if (!rendered) return rendered.error();
+        if (rendered->id.empty()) continue;
+        auto put = rows->put(row_line(*rendered));
+        if (!put) return put.error();
+        at[i] = *put;
+      }
+      // What this round learnt is where the next round's reading starts.
+      if (versions) versions->save();
     }
-    if (auto ok = histories.append("", state.changes++, *change); !ok) return ok.error();
-    SourceRow& source = state.sources[change->source];
-    if (check_source_name(change->source)) {
-      if (auto ok = histories.append(change->source, source.count, *change); !ok) return ok.error();
-      touched_sources.emplace(change->source, change->id);
+    for (std::size_t i = 0; i < ids->size(); ++i) {
+      std::optional<SiteChange> change;
+      if (at[i] == kInOrder) {
+        auto rendered = render_change(*archive, to_hex((*ids)[i]), options, top, writes, nullptr);
+        if (!rendered) return rendered.error();
+        if (rendered->id.empty()) continue;  // a migration
+        change = std::move(*rendered);
+      } else {
+        auto line = rows->get(at[i]);
+        if (!line) return line.error();
+        change = parse_row(*line);
+        if (!change)
+          return Error{Errc::io, fmt::format("a row in {} does not read back", work.string())};
+      }
+      if (auto ok = histories.append("", state.changes++, *change); !ok) return ok.error();
+      SourceRow& source = state.sources[change->source];
+      if (check_source_name(change->source)) {
+        if (auto ok = histories.append(change->source, source.count, *change); !ok)
+          return ok.error();
+        touched_sources.emplace(change->source, change->id);
+      }
+      ++source.count;
+      source.last_id = change->id;
+      source.last_observed = change->observed_at;
     }
-    ++source.count;
-    source.last_id = change->id;
-    source.last_observed = change->observed_at;
   }
   if (auto ok = histories.finish(); !ok) return ok.error();
   state.tip = head;
 
   if (rebuild) {
-    // Pages of commits that left the history (a reset or a rebased branch) go.
-    std::vector<Oid> current(fresh);
-    std::sort(current.begin(), current.end());
-    auto gone = [&](const std::string& id) {
-      return is_commit_id(id) && !std::binary_search(current.begin(), current.end(), to_oid(id));
-    };
+    // Pages of commits that left the history (a reset or a rebased branch) go: the ids the
+    // old lists name, checked against the new history a chunk at a time.
     OldRows stale(old_state / "history", writes);
-    while (auto row = stale.next())
-      if (gone(row->id)) remove_change(top, row->id, writes);
-    if (auto old = read_file((top / kOldManifest).string())) {
-      std::istringstream lines(*old);
-      std::string line;
-      std::getline(lines, line);  // its key
-      while (std::getline(lines, line)) {
-        const std::string id = line.substr(0, line.find('\t'));
-        if (!is_commit_id(id))
-          ++writes.ignored;
-        else if (gone(id))
-          remove_change(top, id, writes);
+    std::ifstream manifest(top / kOldManifest);
+    std::string line;
+    std::getline(manifest, line);  // its key
+    auto next_old = [&]() -> std::optional<std::string> {
+      if (auto row = stale.next()) return row->id;
+      while (std::getline(manifest, line)) {
+        std::string id = line.substr(0, line.find('\t'));
+        if (is_commit_id(id)) return id;
+        ++writes.ignored;
       }
-      std::error_code ec;
-      fs::remove(top / kOldManifest, ec);
-    }
+      return std::nullopt;
+    };
+    if (auto ok = remove_gone(top, *fresh, round, next_old, writes); !ok) return ok.error();
+    manifest.close();
+    std::error_code ec;
+    fs::remove(top / kOldManifest, ec);
     remove_tree(top, old_state);
   }
+  remove_tree(top, work);
 
   // Sources: those configured now, and every one that recorded a change. A source's page
   // is written when it had new changes or its URL or poll status changed.
@@ -684,6 +784,10 @@ Command site_command(CLI::App& root, const Globals& globals) {
   app->add_option("--feed-entries", options->feed_entries,
                   "Newest changes in the Atom feed (default 500)")
       ->check(CLI::PositiveNumber);
+  // For the tests: rounds of a few commits give the pages that one round gives.
+  app->add_option("--round", options->round, "Commits rendered per round")
+      ->check(CLI::PositiveNumber)
+      ->group("");
   app->footer(R"(DIR gets index.html (the sources with their last change and count of changes,
 the 50 newest changes, links to the history pages), history/N.html (every change, 50 a page,
 page 1 the oldest), sources/NAME.html (a source's 50 newest changes and its pages),

@@ -153,6 +153,11 @@ void SourceVersions::learn(std::size_t n) {
   // source's versions one at a time writes O(versions) bytes, not their square. A process
   // that stops between writes leaves less learnt, not wrong.
   if (n + 1 < commits_.size() && blobs_.size() < 2 * written_ + 16) return;
+  save();
+}
+
+void SourceVersions::save() {
+  if (written_ == blobs_.size()) return;
   written_ = blobs_.size();
   // Rewritten whole: ids are listed under the version that showed them first.
   std::vector<std::vector<std::uint64_t>> ids(blobs_.size());

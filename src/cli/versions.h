@@ -39,8 +39,14 @@ class SourceVersions {
   /// The newest version before ordinal - 1 whose raw blob is `blob`: the commit id a version
   /// byte-identical to an older one (not its parent) reverted to (learn(ordinal) first).
   std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal) const;
+  /// Writes the cache when this object learnt versions it does not hold yet (learn() writes
+  /// it only as the versions known double, or on reaching the newest): call it before
+  /// dropping an object that a later one, loaded from the cache, is to continue.
+  void save();
   /// Reads through this archive from now on (the same repository, opened again).
   void use(const Archive& archive) { archive_ = &archive; }
+  /// The source whose versions these are.
+  const std::string& source() const { return source_; }
   /// Versions parsed by learn() in this process (for measuring).
   std::size_t parsed() const { return parsed_; }
 
