@@ -342,58 +342,93 @@ Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& b
   return out;
 }
 
-// Walks the first-parent chain back from head to the tip (all of it when there is no tip
-// or the tip is not on it) and indexes each commit met. nullopt: the index cannot hold
-// this history (a merge, an unstorable name).
-Result<std::optional<Pending>> catch_up(git_repository* repo, const git_oid& head,
-                                        const std::optional<Tip>& tip) {
-  std::vector<Seen> seen;  // newest first
-  git_oid before_first{};  // the raw id of the tip (zero for a rebuild: the root has none)
-  bool found = false;
+// The first-parent chain from head back to the tip (not included), or to the root when there
+// is no tip or the tip is not on it, as a catch-up walks it first: newest first, keeping only
+// every chunk-th id, so that it can be walked again a chunk at a time, oldest chunk first.
+struct Chain {
+  bool found = false;          // it reached the tip
+  bool merge = false;          // it met a merge: the index cannot hold this history
+  std::size_t count = 0;       // commits after the tip (all of them without it)
+  std::vector<git_oid> marks;  // the commits at 0, chunk, 2 chunk, ... back from head
+  git_oid before_first{};      // the raw id of the tip (zero for a rebuild: the root has none)
+};
+
+Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
+                   std::size_t chunk) {
+  Chain chain;
   git_oid id = head;
   for (;;) {
-    if (tip && git_oid_equal(&id, &tip->id)) {
-      found = true;
-      git_commit* c = nullptr;
-      if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-      git::CommitPtr owned(c);
-      before_first = raw_of(c);
-      break;
-    }
     git_commit* c = nullptr;
     if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
     git::CommitPtr owned(c);
+    if (tip && git_oid_equal(&id, &tip->id)) {
+      chain.found = true;
+      chain.before_first = raw_of(c);
+      return chain;
+    }
     const unsigned parents = git_commit_parentcount(c);
-    if (parents > 1) return std::optional<Pending>{};
-    seen.push_back({id, raw_of(c), version_source(c)});
-    if (parents == 0) break;
+    if (parents > 1) {
+      chain.merge = true;
+      return chain;
+    }
+    if (chain.count % chunk == 0) chain.marks.push_back(id);
+    ++chain.count;
+    if (parents == 0) return chain;
     id = *git_commit_parent_id(c, 0);
   }
-  Pending p;
-  p.rebuild = !found;
-  p.base_depth = found ? tip->depth : 0;
-  if (p.base_depth + seen.size() > UINT32_MAX) return std::optional<Pending>{};
-  git_oid previous = before_first;
-  for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
-    std::vector<std::string> names;
-    if (!git_oid_equal(&previous, &it->raw)) {
-      if (!it->source.empty()) {
-        names.push_back(it->source);
-      } else {
-        auto diff = raw_diff(repo, previous, it->raw);
-        if (!diff) return diff.error();
-        names = std::move(*diff);
-      }
-    }
-    for (auto& n : names) {
-      n = escape(n);
-      if (n.size() > kMaxFileName) return std::optional<Pending>{};
-    }
-    p.ids.push_back(it->id);
-    p.touched.push_back(std::move(names));
-    previous = it->raw;
+}
+
+// Indexes the chain a chunk at a time, oldest chunk first: each is walked again from its
+// newest commit and handed to sink, oldest commit first, with the depths following on. A
+// chain of no commit makes one empty chunk. false: the index cannot hold this history (an
+// unstorable name); the chunks before were handed on.
+Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t base_depth,
+                         std::size_t chunk, const std::function<Status(Pending&)>& sink) {
+  if (chain.count == 0) {
+    Pending p;
+    p.base_depth = base_depth;
+    if (auto ok = sink(p); !ok) return ok.error();
+    return true;
   }
-  return std::optional<Pending>(std::move(p));
+  git_oid previous = chain.before_first;
+  std::uint32_t depth = base_depth;
+  for (std::size_t j = chain.marks.size(); j-- > 0;) {
+    const std::size_t size = std::min(chunk, chain.count - j * chunk);
+    std::vector<Seen> seen;  // newest first
+    seen.reserve(size);
+    git_oid id = chain.marks[j];
+    for (std::size_t k = 0; k < size; ++k) {
+      git_commit* c = nullptr;
+      if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+      git::CommitPtr owned(c);
+      seen.push_back({id, raw_of(c), version_source(c)});
+      if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+    }
+    Pending p;
+    p.base_depth = depth;
+    for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
+      std::vector<std::string> names;
+      if (!git_oid_equal(&previous, &it->raw)) {
+        if (!it->source.empty()) {
+          names.push_back(it->source);
+        } else {
+          auto diff = raw_diff(repo, previous, it->raw);
+          if (!diff) return diff.error();
+          names = std::move(*diff);
+        }
+      }
+      for (auto& n : names) {
+        n = escape(n);
+        if (n.size() > kMaxFileName) return false;
+      }
+      p.ids.push_back(it->id);
+      p.touched.push_back(std::move(names));
+      previous = it->raw;
+    }
+    depth += static_cast<std::uint32_t>(size);
+    if (auto ok = sink(p); !ok) return ok.error();
+  }
+  return true;
 }
 
 // When the tip is not an ancestor of head (a sync replayed the local commits onto the
@@ -472,8 +507,9 @@ Status write_all(const std::string& path, std::string_view bytes, int flags) {
 // Writes what a catch-up learnt: the records first (appended, or a whole new generation for
 // a rebuild), then the tip. The records are not fsync'd: after a power cut, a tip whose
 // records did not reach the disk fails its count check and the index is rebuilt.
-Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const Pending& p) {
-  if (p.ids.empty() && !p.rebuild && !p.copy) return Ok{};
+// Returns the tip it wrote.
+Result<Tip> persist(const std::string& dir, const std::optional<Tip>& old_tip, const Pending& p) {
+  if (p.ids.empty() && !p.rebuild && !p.copy) return old_tip.value_or(Tip{});
   std::error_code ec;
   fs::create_directories(dir, ec);
   Tip tip;
@@ -517,7 +553,7 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
     for (const auto& [name, bytes] : appended) {
       const bool append = linked.contains(name);
       if (auto ok = write_all(gdir + "/" + name, bytes, append ? O_APPEND : O_TRUNC); !ok)
-        return ok;
+        return ok.error();
       tip.counts[name] = (append ? tip.counts[name] : 0) + bytes.size() / kRecord;
     }
   } else {
@@ -534,14 +570,14 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
       // Records past the tip's count are a killed writer's: they go.
       if (exists && ::truncate(path.c_str(), static_cast<off_t>(count * kRecord)) != 0)
         return Error{Errc::io, fmt::format("cannot truncate {}: {}", path, std::strerror(errno))};
-      if (auto ok = write_all(path, bytes, O_APPEND); !ok) return ok;
+      if (auto ok = write_all(path, bytes, O_APPEND); !ok) return ok.error();
       tip.counts[name] = count + bytes.size() / kRecord;
     }
   }
   failpoint(Failpoint::index_appended);
   tip.id = p.ids.empty() ? old_tip->id : p.ids.back();
   tip.depth = p.base_depth + static_cast<std::uint32_t>(p.ids.size());
-  if (auto ok = write_file_atomic(dir + "/tip", format_tip(tip)); !ok) return ok;
+  if (auto ok = write_file_atomic(dir + "/tip", format_tip(tip)); !ok) return ok.error();
   // Older generations, and temporaries of a killed writer.
   std::vector<fs::path> stale;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -551,7 +587,58 @@ Status persist(const std::string& dir, const std::optional<Tip>& old_tip, const 
       stale.push_back(entry.path());
   }
   for (const auto& path : stale) fs::remove_all(path, ec);
-  return Ok{};
+  return tip;
+}
+
+// What a catch-up did.
+struct CaughtUp {
+  bool rebuild = false;            // the tip was not on head's chain (or there was none)
+  std::optional<Tip> written;      // the tip written last, when anything was
+  std::optional<Error> unwritten;  // why a chunk could not be written (no later one was)
+};
+
+// Indexes head's chain after tip (all of it when tip is nullopt or not on the chain), a chunk
+// of catch_up_chunk commits at a time: each chunk goes to seen, then, when write() allows
+// (asked once, at the first chunk with anything to write), to the files, its tip last, so
+// that a rebuild over millions of commits holds one chunk of them and leaves a valid index
+// however far it got. copy: tip is rewound (see Pending::copy). nullopt when the index
+// cannot hold this history.
+Result<std::optional<CaughtUp>> catch_up(git_repository* repo, const std::string& dir,
+                                         const git_oid& head, const std::optional<Tip>& tip,
+                                         bool copy, const std::function<bool()>& write,
+                                         const std::function<void(const Pending&)>& seen) {
+  using Answer = std::optional<CaughtUp>;
+  const std::size_t chunk = std::max<std::size_t>(catch_up_chunk, 1);
+  auto chain = scan(repo, head, tip, chunk);
+  if (!chain) return chain.error();
+  if (chain->merge) return Answer{};
+  CaughtUp out;
+  out.rebuild = !chain->found;
+  const std::uint32_t base = chain->found ? tip->depth : 0;
+  if (base + std::uint64_t{chain->count} > UINT32_MAX) return Answer{};
+  std::optional<Tip> current = tip;  // what the next chunk is appended after
+  std::optional<bool> writing;
+  bool first = true;
+  auto held = index_chain(repo, *chain, base, chunk, [&](Pending& p) -> Status {
+    p.rebuild = out.rebuild && first;
+    p.copy = copy && !out.rebuild && first;
+    first = false;
+    seen(p);
+    if (out.unwritten || (p.ids.empty() && !p.rebuild && !p.copy)) return Ok{};
+    if (!writing) writing = write();
+    if (!*writing) return Ok{};
+    auto written = persist(dir, current, p);
+    if (!written) {
+      out.unwritten = written.error();
+      return Ok{};
+    }
+    current = *written;
+    out.written = current;
+    return Ok{};
+  });
+  if (!held) return held.error();
+  if (!*held) return Answer{};
+  return Answer(std::move(out));
 }
 
 }  // namespace
@@ -563,50 +650,60 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
   using Answer = std::optional<std::vector<git_oid>>;
   const std::string key = escape(name);
   if (key.size() > kMaxFileName) return Answer{};
+  // Asked once: a reader takes the lock at the first write and keeps it.
+  std::optional<bool> granted;
+  const auto write = [&] {
+    if (!granted) granted = may_write();
+    return *granted;
+  };
   std::optional<Tip> tip = load_tip(dir);
   const std::optional<Tip> rewound = tip ? rewind(repo, dir, *tip, head) : std::nullopt;
   if (rewound) tip = rewound;
-  auto pending = catch_up(repo, head, tip);
-  if (!pending) return pending.error();
-  if (!*pending) return Answer{};
-  Pending* p = &**pending;
-  p->copy = rewound.has_value() && !p->rebuild;
 
-  // The new commits touching the source, newest first.
+  // The new commits touching the source, oldest first (a rebuild: all of them).
+  std::vector<git_oid> fresh;
+  const auto collect = [&](const Pending& p) {
+    for (std::size_t i = 0; i < p.ids.size(); ++i)
+      if (std::find(p.touched[i].begin(), p.touched[i].end(), key) != p.touched[i].end())
+        fresh.push_back(p.ids[i]);
+  };
+  const auto newest = [&](std::vector<git_oid>& out) {
+    for (auto it = fresh.rbegin(); it != fresh.rend() && (!limit || out.size() < limit); ++it)
+      out.push_back(*it);
+  };
+  auto caught = catch_up(repo, dir, head, tip, rewound.has_value(), write, collect);
+  if (!caught) return caught.error();
+  if (!*caught) return Answer{};
   std::vector<git_oid> out;
-  for (std::size_t i = p->ids.size(); i-- > 0;)
-    if (std::find(p->touched[i].begin(), p->touched[i].end(), key) != p->touched[i].end()) {
-      if (limit && out.size() >= limit) break;
-      out.push_back(p->ids[i]);
-    }
-  if (!p->rebuild && (!limit || out.size() < limit)) {
+  newest(out);
+  bool rebuilt = (*caught)->rebuild;
+  if (!rebuilt && (!limit || out.size() < limit)) {
     const std::uint64_t count = tip->counts.count(key) ? tip->counts.at(key) : 0;
     const std::uint64_t want = limit ? std::min<std::uint64_t>(count, limit - out.size()) : count;
-    auto records = read_records(generation_dir(dir, tip->generation) + "/" + key, count - want,
-                                count, tip->depth);
+    // The tip's records are where the catch-up left them: a rewind's copy moved them to a
+    // new generation (the same records, first in each file).
+    const unsigned generation =
+        (*caught)->written ? (*caught)->written->generation : tip->generation;
+    auto records =
+        read_records(generation_dir(dir, generation) + "/" + key, count - want, count, tip->depth);
     if (!records) {
       // Truncated, garbled or missing: rebuild, and answer from the rebuild.
-      auto rebuilt = catch_up(repo, head, std::nullopt);
-      if (!rebuilt) return rebuilt.error();
-      if (!*rebuilt) return Answer{};
-      *pending = std::move(*rebuilt);
-      p = &**pending;
+      fresh.clear();
+      auto again = catch_up(repo, dir, head, std::nullopt, false, write, collect);
+      if (!again) return again.error();
+      if (!*again) return Answer{};
       out.clear();
-      for (std::size_t i = p->ids.size(); i-- > 0;)
-        if (std::find(p->touched[i].begin(), p->touched[i].end(), key) != p->touched[i].end()) {
-          if (limit && out.size() >= limit) break;
-          out.push_back(p->ids[i]);
-        }
+      newest(out);
+      caught = std::move(again);
+      rebuilt = true;
     } else {
       out.insert(out.end(), records->rbegin(), records->rend());
     }
   }
-  if ((p->rebuild || p->copy || !p->ids.empty()) && may_write()) {
-    // Best effort: a cache that cannot be written is answered from all the same.
-    if (auto ok = persist(dir, tip, *p); !ok && !p->rebuild) {
-      if (auto rebuilt = catch_up(repo, head, std::nullopt); rebuilt && *rebuilt)
-        (void)persist(dir, tip, **rebuilt);
-    }
+  if ((*caught)->unwritten && !rebuilt) {
+    // Best effort: a file the tip's counts cannot trust is rebuilt (the lock is held: a
+    // chunk was being written); a cache that cannot be written is answered from all the same.
+    (void)catch_up(repo, dir, head, std::nullopt, false, write, [](const Pending&) {});
   }
   return Answer(std::move(out));
 }
@@ -615,16 +712,18 @@ Status update(git_repository* repo, const std::string& dir, const git_oid& head)
   std::optional<Tip> tip = load_tip(dir);
   const std::optional<Tip> rewound = tip ? rewind(repo, dir, *tip, head) : std::nullopt;
   if (rewound) tip = rewound;
-  auto pending = catch_up(repo, head, tip);
-  if (!pending) return pending.error();
-  if (!*pending) return Ok{};  // a history it cannot hold: readers walk
-  (*pending)->copy = rewound.has_value() && !(*pending)->rebuild;
-  if (auto ok = persist(dir, tip, **pending); ok || (*pending)->rebuild) return ok;
+  const auto always = [] { return true; };
+  const auto nothing = [](const Pending&) {};
+  auto caught = catch_up(repo, dir, head, tip, rewound.has_value(), always, nothing);
+  if (!caught) return caught.error();
+  if (!*caught) return Ok{};  // a history it cannot hold: readers walk
+  if (!(*caught)->unwritten) return Ok{};
+  if ((*caught)->rebuild) return *(*caught)->unwritten;
   // A file the tip's counts cannot trust: start again.
-  auto rebuilt = catch_up(repo, head, std::nullopt);
+  auto rebuilt = catch_up(repo, dir, head, std::nullopt, false, always, nothing);
   if (!rebuilt) return rebuilt.error();
-  if (!*rebuilt) return Ok{};
-  return persist(dir, tip, **rebuilt);
+  if (!*rebuilt || !(*rebuilt)->unwritten) return Ok{};
+  return *(*rebuilt)->unwritten;
 }
 
 }  // namespace feeddiff::source_index

@@ -33,4 +33,9 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
 /// Brings the index up to head and writes it; the caller holds the archive lock.
 Status update(git_repository* repo, const std::string& dir, const git_oid& head);
 
+/// Commits a catch-up (a rebuild above all) reads and writes at a time: its memory is one
+/// chunk of them and one id per chunk of the history, whatever the history's length. Tests
+/// make it small.
+inline std::size_t catch_up_chunk = 65536;
+
 }  // namespace feeddiff::source_index

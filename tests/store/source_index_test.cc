@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "feeddiff/store.h"
+#include "store/source_index.h"
 #include "store/store_helpers.h"
 #include "support/process.h"
 
@@ -282,6 +283,61 @@ TEST_CASE("the source index sees a user's own commits, with or without a trailer
     random_history(*archive, rng, 25);
   }
   check_agrees(dir, {"newcomer"});
+}
+
+// Every file of the index, with its bytes.
+std::map<std::string, std::string> index_files(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  const std::string index = dir + "/.git/feeddiff/index";
+  for (const auto& e : fs::recursive_directory_iterator(index))
+    if (e.is_regular_file()) out[fs::relative(e.path(), index).string()] = slurp(e.path());
+  return out;
+}
+
+TEST_CASE("a source index caught up in chunks of seven commits is the one caught up at once",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-chunks");
+  {
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(11);
+    random_history(*archive, rng, 150);
+  }
+  const std::string index = dir + "/.git/feeddiff/index";
+  struct Chunk {
+    explicit Chunk(std::size_t n) : saved(source_index::catch_up_chunk) {
+      source_index::catch_up_chunk = n;
+    }
+    ~Chunk() { source_index::catch_up_chunk = saved; }
+    std::size_t saved;
+  };
+  // Rebuilt from nothing at once, then in chunks (each written, its tip last): the same
+  // files, byte for byte.
+  fs::remove_all(index);
+  check_agrees(dir);
+  const auto whole = index_files(dir);
+  fs::remove_all(index);
+  {
+    const Chunk small(7);
+    check_agrees(dir);
+  }
+  CHECK(index_files(dir) == whole);
+  // After a user's reset, writers in chunks catch up, rewind and follow.
+  {
+    const Chunk small(7);
+    git_out(dir, {"reset", "-q", "--hard", "HEAD~12"});
+    check_agrees(dir);
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(12);
+    random_history(*archive, rng, 40);
+    check_agrees(dir);
+  }
+  // And the counts of an index rebuilt at once over the same history.
+  const auto chunked = tip_counts(dir);
+  fs::remove_all(index);
+  check_agrees(dir);
+  CHECK(tip_counts(dir) == chunked);
 }
 
 TEST_CASE("a deleted, truncated or garbled source index is rebuilt, never believed",
