@@ -641,7 +641,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
       }
       return std::nullopt;
     };
-    if (auto ok = remove_gone(top, *fresh, round, next_old, writes); !ok) return ok.error();
+    if (auto ok = remove_gone(top, *fresh, options.round, next_old, writes); !ok) return ok.error();
     manifest.close();
     std::error_code ec;
     fs::remove(top / kOldManifest, ec);

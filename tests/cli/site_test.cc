@@ -84,6 +84,17 @@ class HistoryArchive {
   TimeMs clock_ = *parse_iso8601("2025-01-01T00:00:00Z");
 };
 
+// Records `count` changes of two corpus histories, one of openai's every `every`, ollama's
+// between.
+void record_interleaved(HistoryArchive& history, int count, int every, int& ollama, int& openai) {
+  for (int i = 0; i < count; ++i) {
+    if (i % every == every - 1)
+      history.record("openai", "history-olshansk-openai-research", openai);
+    else
+      history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  }
+}
+
 struct SiteRun {
   std::size_t written = 0;
   std::size_t unchanged = 0;
@@ -206,12 +217,7 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
           "[cli]") {
   HistoryArchive history;
   int ollama = 1, openai = 1;
-  for (int i = 0; i < 200; ++i) {
-    if (i % 10 == 9)
-      history.record("openai", "history-olshansk-openai-research", openai);
-    else
-      history.record("ollama", "history-olshansk-ollama-raw", ollama);
-  }
+  record_interleaved(history, 200, 10, ollama, openai);
   const std::string site = make_temp_dir("site-out") + "/public";
 
   const SiteRun first = run_site(history.dir(), site);
@@ -449,12 +455,7 @@ TEST_CASE("site built in rounds of three commits is byte for byte the site built
   // items that had left the feed reappear) and on.
   HistoryArchive history;
   int ollama = 1, openai = 1;
-  for (int i = 0; i < 40; ++i) {
-    if (i % 4 == 3)
-      history.record("openai", "history-olshansk-openai-research", openai);
-    else
-      history.record("ollama", "history-olshansk-ollama-raw", ollama);
-  }
+  record_interleaved(history, 40, 4, ollama, openai);
   REQUIRE(history.record_body("ollama", slurp(version_file("history-olshansk-ollama-raw", 1)), 0));
   history.record("openai", "history-olshansk-openai-research", openai);
   history.record("ollama", "history-olshansk-ollama-raw", ollama);

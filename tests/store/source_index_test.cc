@@ -163,6 +163,16 @@ std::string user_commit(const std::string& dir, const std::string& path, const s
   return git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40);
 }
 
+// A new archive in a temporary directory named after `name`, with `commits` random ones.
+std::string random_archive(const std::string& name, unsigned seed, int commits) {
+  const std::string dir = make_temp_dir(name);
+  auto archive = Archive::init(dir, 1'790'830'000'000);
+  REQUIRE(archive);
+  std::mt19937 rng(seed);
+  random_history(*archive, rng, commits);
+  return dir;
+}
+
 std::string generation_file(const std::string& dir, const std::string& name) {
   for (const auto& e : fs::directory_iterator(dir + "/.git/feeddiff/index"))
     if (e.is_directory()) return e.path().string() + "/" + escaped(name);
@@ -185,13 +195,7 @@ TEST_CASE("the source index agrees with git log after random polls", "[store][in
 
 TEST_CASE("the source index is rebuilt after a user's reset, and follows the new commits",
           "[store][index]") {
-  const std::string dir = make_temp_dir("index-reset");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(7);
-    random_history(*archive, rng, 120);
-  }
+  const std::string dir = random_archive("index-reset", 7, 120);
   check_agrees(dir);
   git_out(dir, {"reset", "-q", "--hard", "HEAD~5"});
   // Read before any writer saw the reset: the tip is no ancestor of HEAD any more.
@@ -213,13 +217,7 @@ TEST_CASE(
     "after the newest commits are rewritten the source index rewinds to the shared "
     "commit instead of rebuilding, and agrees with a full walk",
     "[store][index]") {
-  const std::string dir = make_temp_dir("index-rewind");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(21);
-    random_history(*archive, rng, 80);
-  }
+  const std::string dir = random_archive("index-rewind", 21, 80);
   check_agrees(dir);
   // The root commit (loose: init writes it outside a batch) hidden: a full rebuild walks
   // down to it and would fail; a rewind reads only the commits above the shared one.
@@ -247,13 +245,7 @@ TEST_CASE(
 
 TEST_CASE("the source index sees a user's own commits, with or without a trailer",
           "[store][index]") {
-  const std::string dir = make_temp_dir("index-user");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(11);
-    random_history(*archive, rng, 60);
-  }
+  const std::string dir = random_archive("index-user", 11, 60);
   check_agrees(dir);
   const std::string own =
       user_commit(dir, "raw/beta/response.xml", "<rss>by hand</rss>", "edit beta");
@@ -296,13 +288,7 @@ std::map<std::string, std::string> index_files(const std::string& dir) {
 
 TEST_CASE("a source index caught up in chunks of seven commits is the one caught up at once",
           "[store][index]") {
-  const std::string dir = make_temp_dir("index-chunks");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(11);
-    random_history(*archive, rng, 150);
-  }
+  const std::string dir = random_archive("index-chunks", 11, 150);
   const std::string index = dir + "/.git/feeddiff/index";
   struct Chunk {
     explicit Chunk(std::size_t n) : saved(source_index::catch_up_chunk) {
@@ -311,8 +297,7 @@ TEST_CASE("a source index caught up in chunks of seven commits is the one caught
     ~Chunk() { source_index::catch_up_chunk = saved; }
     std::size_t saved;
   };
-  // Rebuilt from nothing at once, then in chunks (each written, its tip last): the same
-  // files, byte for byte.
+  // Rebuilt from nothing at once, then in chunks: the same files, byte for byte.
   fs::remove_all(index);
   check_agrees(dir);
   const auto whole = index_files(dir);
@@ -342,13 +327,7 @@ TEST_CASE("a source index caught up in chunks of seven commits is the one caught
 
 TEST_CASE("a deleted, truncated or garbled source index is rebuilt, never believed",
           "[store][index]") {
-  const std::string dir = make_temp_dir("index-damage");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(3);
-    random_history(*archive, rng, 150);
-  }
+  const std::string dir = random_archive("index-damage", 3, 150);
   const std::string index = dir + "/.git/feeddiff/index";
   REQUIRE(fs::exists(index + "/tip"));
 
@@ -408,13 +387,7 @@ TEST_CASE("a deleted, truncated or garbled source index is rebuilt, never believ
 
 TEST_CASE("a reader catches the index up in memory while a writer holds the lock",
           "[store][index]") {
-  const std::string dir = make_temp_dir("index-reader");
-  {
-    auto archive = Archive::init(dir, 1'790'830'000'000);
-    REQUIRE(archive);
-    std::mt19937 rng(5);
-    random_history(*archive, rng, 40);
-  }
+  const std::string dir = random_archive("index-reader", 5, 40);
   const std::string tip = slurp(dir + "/.git/feeddiff/index/tip");
   const std::string own = user_commit(dir, "raw/alpha/response.xml", "<rss>hand</rss>", "edit");
   auto writer = Archive::open(dir);
