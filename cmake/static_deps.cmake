@@ -11,7 +11,8 @@
 #   src/store/git_runtime.cc switches off what libgit2 would start for remotes feeddiff never
 #   reaches through it (TLS, SSH, Kerberos; fetching is libcurl's, loaded by dlopen).
 # - libsqlite3 (export-sqlite) from Debian's libsqlite3.a, which needs only libm.
-# - pugixml from libpugixml.a, fmt and toml++ header-only, libstdc++ and libgcc linked in:
+# - pugixml from libpugixml.a, fmt compiled from its headers once (cmake/fmt_compiled.cc),
+#   toml++ header-only, libstdc++ and libgcc linked in:
 #   what remains to load at start-up is libc and libm.
 # Debian builds libgit2.a without -fPIC, so executables that link it are not
 # position-independent (-no-pie): the executable's own code sits at a fixed address, while
@@ -59,7 +60,10 @@ if(FEEDDIFF_STATIC)
     -Wl,--wrap=libssh2_init)
   target_include_directories(feeddiff_pugixml SYSTEM INTERFACE
     $<TARGET_PROPERTY:pugixml::pugixml,INTERFACE_INCLUDE_DIRECTORIES>)
-  target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt-header-only)
+  # fmt: no libfmt.a in Debian, and header-only fmt compiles fmt's implementation again in
+  # every file that formats; it is compiled once instead (cmake/fmt_compiled.cc).
+  add_library(feeddiff_fmt_compiled STATIC ${PROJECT_SOURCE_DIR}/cmake/fmt_compiled.cc)
+  target_link_libraries(feeddiff_fmt INTERFACE feeddiff_fmt_compiled)
   target_compile_definitions(feeddiff_toml INTERFACE TOML_HEADER_ONLY=1)
   # Every executable: no libstdc++.so or libgcc_s.so to load.
   add_link_options(-static-libstdc++ -static-libgcc)

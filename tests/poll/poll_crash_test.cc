@@ -1,4 +1,4 @@
-// SIGKILL at random moments while poll commits 200 changed sources. After each kill the
+// SIGKILL at random moments while poll commits 100 changed sources. After each kill the
 // archive passes `git fsck --strict`, no commit of an earlier complete poll is lost, and the
 // next poll completes and records every source's current version.
 
@@ -20,8 +20,12 @@ using namespace feeddiff::test;
 
 namespace {
 
-constexpr int kSources = 200;
-constexpr int kRuns = 20;
+// 100 sources make a poll long enough for a kill to land in each of its stages (fetching,
+// writing the pack, moving the branch, saving state); the delay is drawn over the measured
+// length of a whole poll, so fewer sources do not move the kills. Twelve kills, each followed by
+// fsck and a complete poll; the failpoint test kills at every step deterministically.
+constexpr int kSources = 100;
+constexpr int kRuns = 12;
 
 // Starts feeddiff in the background, its output discarded.
 pid_t start_feeddiff(const std::vector<std::string>& args, const Env& env) {
@@ -71,7 +75,7 @@ TEST_CASE("a poll killed at random moments leaves a sound archive and loses no c
   spit(archive.dir() + "/feeddiff.toml", config);
   REQUIRE(archive
               .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m",
-                    "200 sources", "feeddiff.toml"})
+                    "100 sources", "feeddiff.toml"})
               .exit_code == 0);
 
   // The day advances two hours per run so that every source is due.

@@ -34,9 +34,27 @@ std::string fixture_path(std::string_view relative);
 /// Path of a file under the shared corpus.
 std::string corpus_path(std::string_view relative);
 
+/// Where the build put things, fixed when the build was configured. They are defined in one
+/// translation unit (paths.cc), not passed to every test file on its command line, so that a
+/// test file compiles to the same object in any checkout and ccache reuses it across clones.
+extern const char* const kBinaryPath;  ///< the built feeddiff
+extern const char* const kSourceDir;   ///< the checkout
+extern const char* const kCorpusDir;   ///< the shared corpus beside it
+extern const char* const kTestTmp;     ///< scratch space under the build tree
+extern const char* const kManDir;      ///< the man pages the build wrote
+extern const char* const kVersion;     ///< the project's version
+
 /// Reads a whole file; fails the test if it cannot.
 std::string slurp(const std::string& path);
 /// Writes a whole file; fails the test if it cannot.
 void spit(const std::string& path, std::string_view content);
 
 }  // namespace feeddiff::test
+
+// The names the tests use for those paths.
+#define FEEDDIFF_BINARY ::feeddiff::test::kBinaryPath
+#define FEEDDIFF_SOURCE_DIR ::feeddiff::test::kSourceDir
+#define FEEDDIFF_CORPUS_DIR ::feeddiff::test::kCorpusDir
+#define FEEDDIFF_TEST_TMP ::feeddiff::test::kTestTmp
+#define FEEDDIFF_MAN_DIR ::feeddiff::test::kManDir
+#define FEEDDIFF_VERSION ::feeddiff::test::kVersion
