@@ -429,7 +429,7 @@ TEST_CASE("a webhook the remote changes is not called, and a moved URL gets no c
   // b moves the webhook and the source's URL to its own server, and pushes.
   REQUIRE(run_feeddiff({"-C", b, "sync"}, kEnv).exit_code == 0);
   std::string toml = slurp(b + "/feeddiff.toml");
-  for (const std::string& path : {"/hook", "/private"}) {
+  for (const std::string path : {"/hook", "/private"}) {
     const std::string from = fleet.feeds.server.url(path);
     toml.replace(toml.find(from), from.size(), thief.url(path));
   }
