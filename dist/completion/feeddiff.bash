@@ -48,6 +48,7 @@ _feeddiff_options() {
     status) echo "-h --help --json --shard=" ;;
     clone) echo "-h --help" ;;
     enable | gc) echo "-h --help --wait" ;;
+    trust) echo "-h --help --all" ;;
     migrate) echo "-h --help --layout= --wait" ;;
     import) echo "-h --help --every= -n --dry-run" ;;
     export-opml) echo "-h --help -o= --output=" ;;
@@ -80,7 +81,7 @@ _feeddiff_arguments() {
 
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="init clone add remove poll sync log show history cat status enable import export-opml
+  local commands="init clone add remove poll sync log show history cat status enable trust import export-opml
     export-sqlite gc migrate site fixtures normalize items diff"
   COMPREPLY=()
 

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable import export-opml export-sqlite gc migrate site fixtures normalize items diff
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite gc migrate site fixtures normalize items diff
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -47,6 +47,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a cat -d 'Print a raw body at a commit'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a status -d 'The state of each source'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a enable -d 'Poll a source again after 410 Gone'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a trust -d 'List the hooks and consent to run them here'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a import -d 'Add the feeds of an OPML list'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-opml -d 'Write the sources as OPML'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-sqlite -d 'Write the item history to SQLite'
@@ -77,6 +78,8 @@ complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l tries -x -d 'Pushe
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l wait -d 'Wait for a running poll'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -s q -l quiet -d 'Print nothing unless it fails'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll enable gc migrate' -l wait -d 'Wait for a running poll'
+complete -c feeddiff -n '__fish_seen_subcommand_from trust' -a 'exec webhook'
+complete -c feeddiff -n '__fish_seen_subcommand_from trust' -l all -d 'Trust every hook as it is now'
 complete -c feeddiff -n '__fish_seen_subcommand_from migrate' -l layout -x -a 'fanout flat' -d 'The layout of raw/'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s q -l quiet -d 'Print failures only'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -s v -l verbose -d 'Print every source'

@@ -169,6 +169,10 @@ std::array<unsigned char, 20> sha1(std::string_view data);
 /// The SHA-1 of data in 40 lower-case hex digits, as git writes object names.
 std::string sha1_hex(std::string_view data);
 
+/// The SHA-256 of data in 64 lower-case hex digits: for what must resist a chosen collision
+/// (the hook values a machine consents to run), where SHA-1 no longer does.
+std::string sha256_hex(std::string_view data);
+
 /// Room for at least `bytes` in `buffer` (its size unchanged), backed by transparent huge
 /// pages where the kernel offers them on request: call it before the first write to a
 /// buffer of many megabytes (a 20 MB feed), whose 4 KB pages would otherwise fault in one by

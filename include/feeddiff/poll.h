@@ -46,6 +46,8 @@ struct SourceOutcome {
   std::size_t bytes = 0;               ///< body size, for added, changed and unchanged
   TimeMs next_due = 0;                 ///< when it will next be fetched
   std::string redirect_note;           ///< a permanent redirect seen or adopted
+  /// Credentials of the source that were not sent, and why (their origin is not the URL's).
+  std::string credentials_note;
 };
 
 /// The outcome of a poll, source by source, in config order.
@@ -152,10 +154,30 @@ Result<State> rebuild_state(const Archive& archive, const Config& config);
 
 /// Reads feeddiff.toml from the archive's work tree.
 Result<Config> load_config(const Archive& archive);
-/// Reads the credentials kept apart from feeddiff.toml (.git/feeddiff/credentials.toml).
-Result<std::vector<std::pair<std::string, std::string>>> load_credentials(const Archive& archive);
-/// Stores or clears (empty) a source's credentials, outside the committed tree.
+/// A source's credentials, kept apart from feeddiff.toml, and the origin they were given for:
+/// they are sent to that origin only, whatever URL feeddiff.toml later holds (a sync, a pull,
+/// an adopted redirect or a hand edit can change it).
+struct StoredCredentials {
+  std::string source;    ///< the source's name
+  std::string userinfo;  ///< `user:password`
+  /// `scheme://host:port` (url_origin); "" for a line an older feeddiff wrote, which poll
+  /// binds to the source's URL at its first use.
+  std::string origin;
+};
+
+/// The origin credentials are bound to: scheme and host in lower case and the port, the
+/// scheme's default (80, 443) when the URL names none, as `https://example.com:443`. "" for a
+/// URL without an authority.
+std::string url_origin(std::string_view url);
+
+/// Whether credentials bound to `origin` may be sent to `url`: the same scheme, host and port.
+bool credentials_apply(const StoredCredentials& credentials, std::string_view url);
+
+/// Reads the credentials kept apart from feeddiff.toml (.git/feeddiff/credentials).
+Result<std::vector<StoredCredentials>> load_credentials(const Archive& archive);
+/// Stores a source's credentials, bound to the origin of `url` (the URL they came with), or
+/// clears them (credentials empty), outside the committed tree.
 Status save_credentials(const Archive& archive, const std::string& name,
-                        const std::string& credentials);
+                        const std::string& credentials, std::string_view url);
 
 }  // namespace feeddiff

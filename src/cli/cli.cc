@@ -113,6 +113,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"cat", cli::cat_command},
     {"status", cli::status_command},
     {"enable", cli::enable_command},
+    {"trust", cli::trust_command},
     {"import", cli::import_command},
     {"export-opml", cli::export_opml_command},
     {"export-sqlite", cli::export_sqlite_command},

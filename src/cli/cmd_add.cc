@@ -41,7 +41,8 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   source.every = *every;
   config.sources.push_back(source);
 
-  if (auto ok = save_credentials(archive, source.name, split.credentials); !ok) return ok.error();
+  if (auto ok = save_credentials(archive, source.name, split.credentials, source.url); !ok)
+    return ok.error();
   auto now = current_time();
   if (!now) return now.error();
   CommitRequest request;
@@ -77,7 +78,10 @@ Command add_command(CLI::App& root, const Globals& globals) {
   feeddiff add hn https://news.ycombinator.com/rss --every 15m
   feeddiff add private https://me:secret@example.com/feed.xml
 
-Credentials in a URL are stored in .git/feeddiff/credentials, never in feeddiff.toml or a commit.)");
+Credentials in a URL are stored in .git/feeddiff/credentials, never in feeddiff.toml or a commit,
+and are sent only to that URL's scheme, host and port: not after the source's URL moves
+elsewhere (a sync, a pull, an adopted redirect, an edit), and never over http when given for
+https.)");
   return {app, [options, &globals] { return add(globals, *options); }};
 }
 

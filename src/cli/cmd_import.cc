@@ -1,6 +1,7 @@
 // feeddiff import FILE.opml: add every feed of an OPML subscription list as a source.
 
 #include <fmt/format.h>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -55,7 +56,8 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
 
   std::vector<std::string> taken;
   for (const auto& s : config.sources) taken.push_back(s.name);
-  std::vector<std::pair<std::string, std::string>> secrets;
+  // Each source's name, credentials and the URL they are bound to.
+  std::vector<std::array<std::string, 3>> secrets;
   std::string out, warnings, added_lines;
   std::size_t added = 0, present = 0, skipped = 0;
   for (const auto& feed : *feeds) {
@@ -93,7 +95,7 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
     source.ignore = feed.ignore;
     source.skip_cosmetic = feed.skip_cosmetic;
     taken.push_back(source.name);
-    if (!split.credentials.empty()) secrets.emplace_back(source.name, split.credentials);
+    if (!split.credentials.empty()) secrets.push_back({source.name, split.credentials, split.url});
     out += fmt::format("Added {} ({}, every {})\n", source.name, source.url,
                        format_duration(source.every));
     added_lines += fmt::format("Source-Added: {} {}\n", source.name, source.url);
@@ -102,8 +104,8 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
   }
 
   if (added && !options.dry_run) {
-    for (const auto& [name, credentials] : secrets)
-      if (auto ok = save_credentials(archive, name, credentials); !ok) return ok.error();
+    for (const auto& [name, credentials, url] : secrets)
+      if (auto ok = save_credentials(archive, name, credentials, url); !ok) return ok.error();
     auto now = current_time();
     if (!now) return now.error();
     CommitRequest request;

@@ -110,7 +110,9 @@ bool printed_by_default(Outcome o) {
 void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
   const bool failure = o.outcome == Outcome::failed || o.outcome == Outcome::gone;
   if (!failure && flags.quiet) return;
-  if (!printed_by_default(o.outcome) && !flags.verbose && o.redirect_note.empty()) return;
+  if (!printed_by_default(o.outcome) && !flags.verbose && o.redirect_note.empty() &&
+      o.credentials_note.empty())
+    return;
   std::string line;
   switch (o.outcome) {
     case Outcome::added:
@@ -130,6 +132,7 @@ void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
       line = fmt::format("{}: {}", o.name, o.message.empty() ? outcome_name(o.outcome) : o.message);
   }
   if (!o.redirect_note.empty()) line += fmt::format(" [{}]", o.redirect_note);
+  if (!o.credentials_note.empty()) line += fmt::format(" [{}]", o.credentials_note);
   line = escape_terminal(line) + "\n";
   std::fputs(line.c_str(), failure ? stderr : stdout);
 }
@@ -292,7 +295,10 @@ one that is not cosmetic only: `exec` (a /bin/sh command, the change's JSON as `
 json` prints it on stdin, FEEDDIFF_COMMIT, FEEDDIFF_SOURCE and FEEDDIFF_URL in its
 environment) and `webhook` (a POST of that JSON). A hook that fails or passes its timeout is
 reported on stderr, recorded in the state and run again by the next poll; the exit code is 1.
-The commit stays. See docs/notify.md.
+The commit stays. A hook runs only once this machine trusts its value (`feeddiff trust`): one
+that came with a clone, a sync or a pull, or was edited by hand, is reported and waits, its
+notifications kept. Credentials go only to the scheme, host and port they were given for.
+See docs/notify.md.
 
 Packs: each poll that records changes writes one pack. Once .git/objects/pack holds more
 than 50 packs (FEEDDIFF_PACK_LIMIT=N sets another limit, 0 none), the poll rolls the smallest

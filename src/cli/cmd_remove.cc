@@ -36,7 +36,7 @@ Result<int> remove(const Globals& globals, const std::string& name) {
     state->sources.erase(name);
     (void)save_state(archive, *state);
   }
-  (void)save_credentials(archive, name, "");
+  (void)save_credentials(archive, name, "", "");
   write_out(fmt::format("Removed {}; its history stays in the archive's git log\n", name));
   return 0;
 }

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/trust.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
@@ -35,11 +37,37 @@ std::string ago(TimeMs then, TimeMs now) {
   return rough(now - then) + " ago";
 }
 
+// What this machine holds back from a source: hooks it has not trusted (cli/trust.h) and
+// credentials given for another origin than its URL's.
+struct Withheld {
+  std::vector<std::string> hooks;  // "exec", "webhook": waiting for `feeddiff trust`
+  const StoredCredentials* credentials = nullptr;  // stored for the source, or nullptr
+  bool credentials_sent = false;                   // bound to the URL's origin (or not bound yet)
+};
+
+// Stored credentials by source name.
+using CredentialsBySource = std::map<std::string, StoredCredentials>;
+
+Withheld withheld(const SourceConfig& source, const std::vector<HookValue>& hooks,
+                  const CredentialsBySource& credentials) {
+  Withheld out;
+  // HookValue::sources is in config order, which is sorted by name.
+  for (const HookValue& h : hooks)
+    if (!h.trusted && std::binary_search(h.sources.begin(), h.sources.end(), source.name))
+      out.hooks.push_back(h.kind);
+  if (auto it = credentials.find(source.name); it != credentials.end()) {
+    out.credentials = &it->second;
+    // An older feeddiff's line is bound to the URL by the next poll.
+    out.credentials_sent = it->second.origin.empty() || credentials_apply(it->second, source.url);
+  }
+  return out;
+}
+
 // The pieces of one source's line, in reading order. config_dirty: feeddiff.toml has
 // uncommitted changes, which hold back the adoption of a redirect (see poll).
 std::string status_line(const SourceConfig& source, const SourceState& st, TimeMs now,
                         std::size_t name_width, bool config_dirty,
-                        const std::optional<Shard>& shard) {
+                        const std::optional<Shard>& shard, const Withheld& held) {
   std::vector<std::string> parts;
   if (shard) {
     const unsigned owner = shard_of(source, shard->count);
@@ -78,6 +106,19 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
     parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
                                 st.pending_redirect, st.pending_redirect_count,
                                 kAdoptRedirectAfter));
+  if (!held.hooks.empty()) {
+    std::string kinds;
+    for (const auto& k : held.hooks) kinds += (kinds.empty() ? "" : " and ") + k;
+    std::string hook = fmt::format("{} hook{} not trusted on this machine, not run", kinds,
+                                   held.hooks.size() == 1 ? "" : "s");
+    if (!st.pending_notifications.empty())
+      hook += fmt::format(" ({} notification{} kept)", st.pending_notifications.size(),
+                          st.pending_notifications.size() == 1 ? "" : "s");
+    parts.push_back(hook + ": see `feeddiff trust`");
+  }
+  if (held.credentials && !held.credentials_sent)
+    parts.push_back(fmt::format("credentials not sent: they were given for {}, the URL is {}",
+                                held.credentials->origin, url_origin(source.url)));
   std::string line = fmt::format("{:<{}}  ", source.name, name_width);
   for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : "") + parts[i];
   return escape_terminal(line) + "\n";
@@ -98,7 +139,9 @@ Json json_text(const std::string& s) {
 // is always valid JSON.
 std::string status_json(const std::vector<const SourceConfig*>& sources, const State& state,
                         TimeMs now, const std::optional<Shard>& shard,
-                        const std::optional<std::pair<std::string, std::size_t>>& unpublished) {
+                        const std::optional<std::pair<std::string, std::size_t>>& unpublished,
+                        const std::vector<HookValue>& hooks,
+                        const CredentialsBySource& credentials) {
   Json list = Json::array();
   for (const SourceConfig* source : sources) {
     auto it = state.sources.find(source->name);
@@ -127,6 +170,12 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
     j["etag"] = json_text(st.etag);
     j["last_modified"] = json_text(st.last_modified);
     j["items_error"] = json_text(st.items_error);
+    const Withheld held = withheld(*source, hooks, credentials);
+    j["hooks_waiting_for_trust"] = held.hooks;
+    j["pending_notifications"] = st.pending_notifications.size();
+    j["credentials"] = held.credentials ? Json{{"origin", json_text(held.credentials->origin)},
+                                               {"sent", held.credentials_sent}}
+                                        : Json(nullptr);
     if (shard) j["shard"] = shard_of(*source, shard->count);
     list.push_back(std::move(j));
   }
@@ -155,6 +204,12 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
   }
   auto unpublished = archive->unpublished();
   if (!unpublished) return unpublished.error();
+  auto hooks = hook_values(*archive, *config);
+  if (!hooks) return hooks.error();
+  auto stored = load_credentials(*archive);
+  if (!stored) return stored.error();
+  CredentialsBySource credentials;
+  for (auto& c : *stored) credentials[c.source] = std::move(c);
 
   std::vector<const SourceConfig*> sources;
   for (const auto& name : flags.names) {
@@ -166,7 +221,7 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
     for (const auto& source : config->sources) sources.push_back(&source);
 
   if (flags.json) {
-    write_out(status_json(sources, *state, *now, shard, *unpublished));
+    write_out(status_json(sources, *state, *now, shard, *unpublished, *hooks, credentials));
     return 0;
   }
   if (sources.empty()) {
@@ -188,7 +243,8 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
   for (const auto* source : sources) {
     auto it = state->sources.find(source->name);
     const SourceState st = it == state->sources.end() ? SourceState{} : it->second;
-    out += status_line(*source, st, *now, width, config_dirty, shard);
+    out += status_line(*source, st, *now, width, config_dirty, shard,
+                       withheld(*source, *hooks, credentials));
     mine += shard && shard_of(*source, shard->count) == shard->index;
     failing += st.consecutive_failures > 0 && !st.disabled;
     disabled += st.disabled;
@@ -199,6 +255,13 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
                   sources.size(), sources.size() == 1 ? "" : "s", failing, disabled, due,
                   static_cast<double>(archive->object_bytes()) / (1 << 20));
   if (shard) out += fmt::format("{} of them in shard {}/{}\n", mine, shard->index, shard->count);
+  const auto untrusted = static_cast<std::size_t>(
+      std::count_if(hooks->begin(), hooks->end(), [](const HookValue& h) { return !h.trusted; }));
+  if (untrusted)
+    out += fmt::format(
+        "{} hook{} of feeddiff.toml not trusted on this machine, so not run: review with "
+        "`feeddiff trust`, consent with `feeddiff trust --all`\n",
+        untrusted, untrusted == 1 ? "" : "s");
   if (*unpublished)
     out += (*unpublished)->second == 0
                ? fmt::format("every commit is on {} (as of the last fetch)\n",
@@ -225,8 +288,10 @@ Command status_command(CLI::App& root, const Globals& globals) {
   app->footer(R"(One line per source, read from the poll state (.git/feeddiff/state.json):
   what the last poll got and how long ago, the HTTP status, the error if it failed,
   how many polls in a row failed, when the next poll will fetch it, a permanent redirect
-  seen but not yet adopted (it is adopted after 3 polls in a row), and whether 410 Gone
-  disabled it. Nothing is fetched.
+  seen but not yet adopted (it is adopted after 3 polls in a row), whether 410 Gone
+  disabled it, a hook this machine has not trusted (`feeddiff trust`), which does not run,
+  and credentials not sent because the URL left the origin they were given for. Nothing is
+  fetched.
 
   openai  changed 12m ago (HTTP 200); next poll in 48m
   flaky   failed 5m ago (HTTP 503): http://example.com/feed: HTTP 503; 3 failures in a row;

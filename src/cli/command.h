@@ -53,6 +53,7 @@ Command items_command(CLI::App& root, const Globals& globals);
 Command diff_command(CLI::App& root, const Globals& globals);
 Command history_command(CLI::App& root, const Globals& globals);
 Command migrate_command(CLI::App& root, const Globals& globals);
+Command trust_command(CLI::App& root, const Globals& globals);
 
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);

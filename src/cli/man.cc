@@ -125,7 +125,13 @@ fan-out layout (\fBlayout = "fanout"\fR, see \fBmigrate\fR),
 Poll state, not committed: validators, next due time, failures, redirects.
 .TP
 .I .git/feeddiff/credentials
-user:password from URLs given to \fBadd\fR (mode 0600), never committed.
+user:password from URLs given to \fBadd\fR (mode 0600), never committed, each with the
+origin (scheme, host, port) it was given for: it is sent to that origin only.
+.TP
+.I .git/feeddiff/trust
+The SHA\-256 of each hook value this machine consented to run (\fBtrust\fR), never
+committed: a \fI[notify]\fR exec or webhook that arrived with a clone, a sync or a pull, or
+was edited by hand, does not run until it is trusted.
 .TP
 .I .git/feeddiff/lock
 Held while a command writes.

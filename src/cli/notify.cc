@@ -20,6 +20,7 @@
 #include <set>
 
 #include "cli/change.h"
+#include "cli/trust.h"
 #include "feeddiff/fetch.h"
 #include "feeddiff/render.h"
 
@@ -330,6 +331,19 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
   }
   if (deliveries.empty()) return std::size_t{0};
 
+  // A hook runs only when this machine trusts its exact value (cli/trust.h): one that came
+  // with a clone, a sync or a pull, or was edited by hand, waits, and so do its notifications.
+  auto hooks = hook_values(archive, *config);
+  if (!hooks) return hooks.error();
+  std::map<std::string, std::set<std::string>> waiting;  // label -> its sources
+  std::size_t held = 0;
+  const auto untrusted = [&](const char* kind, const std::string& value) -> const HookValue* {
+    if (value.empty()) return nullptr;
+    for (const HookValue& h : *hooks)
+      if (h.kind == kind && h.value == value) return h.trusted ? nullptr : &h;
+    return nullptr;
+  };
+
   // Run them, oldest first within each source.
   std::set<std::pair<std::string, std::string>> delivered;
   std::map<std::string, std::string> errors;  // source -> its last failure
@@ -339,6 +353,17 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
     const SourceConfig* source = config->find(d.source);
     if (!source) continue;
     const NotifySettings settings = notify_settings(*config, *source);
+    // Every hook of the source trusted, or none of them runs: a trusted exec run alone would
+    // run again once the webhook is trusted.
+    const HookValue* exec_waits = untrusted("exec", settings.exec);
+    const HookValue* webhook_waits = untrusted("webhook", settings.webhook);
+    if (exec_waits || webhook_waits) {
+      for (const HookValue* h : {exec_waits, webhook_waits})
+        if (h) waiting[hook_label(*h)].insert(d.source);
+      errors[d.source] = "a hook waits for trust on this machine (see `feeddiff trust`)";
+      ++held;
+      continue;
+    }
     auto it = rendered.find(d.commit);
     if (it == rendered.end()) {
       auto r = render_change(archive, d.commit, d.source);
@@ -377,6 +402,22 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
       attempt("webhook",
               post_webhook(settings.webhook, it->second.json, settings.timeout, connect_timeout));
     if (ok) delivered.insert({d.source, d.commit});
+  }
+
+  if (!waiting.empty()) {
+    std::string which;
+    for (const auto& [label, sources] : waiting) {
+      std::string names;
+      for (const auto& n : sources) names += (names.empty() ? "" : ", ") + n;
+      which += fmt::format("{}{} (for {})", which.empty() ? "" : "; ", label, names);
+    }
+    ++failures;
+    report_line(fmt::format(
+        "notify: not run, not trusted on this machine: {}; {} notification{} kept pending. A hook "
+        "that came with a clone, a sync or a pull, or was edited by hand, runs only once you "
+        "consent (as git's safe.directory): review it with `feeddiff trust`, then run `feeddiff "
+        "trust --all`",
+        which, held, held == 1 ? "" : "s"));
   }
 
   // What went through leaves the pending list; the state is read afresh, under the lock, so

@@ -1,4 +1,5 @@
-// SHA-1 from libcrypto: the one place feeddiff includes OpenSSL. libcrypto is linked already
+// SHA-1 (and SHA-256, for the hooks a machine trusts) from libcrypto: the one place feeddiff
+// includes OpenSSL. libcrypto is linked already
 // (libgit2's SSH transport needs it), and its SHA-1 is faster than a hand-written one.
 // Not git's collision-detecting SHA-1: feeddiff only names what it wrote itself.
 
@@ -60,6 +61,21 @@ std::string sha1_hex(std::string_view data) {
   std::string out;
   out.reserve(40);
   for (unsigned char b : sha1(data)) {
+    out += kHex[b >> 4];
+    out += kHex[b & 0xF];
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::array<unsigned char, 32> digest{};
+  unsigned int size = 0;
+  check(EVP_Digest(data.data(), data.size(), digest.data(), &size, EVP_sha256(), nullptr));
+  check(size == digest.size() ? 1 : 0);
+  std::string out;
+  out.reserve(64);
+  for (unsigned char b : digest) {
     out += kHex[b >> 4];
     out += kHex[b & 0xF];
   }

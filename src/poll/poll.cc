@@ -70,7 +70,8 @@ std::string permanent_target(const FetchResponse& r) {
 
 struct Job {
   const SourceConfig* source;
-  std::string credentials;
+  std::string credentials;       // user:password sent with the request, or ""
+  std::string credentials_note;  // why the source's credentials were not sent, or ""
 };
 
 class Poller {
@@ -82,8 +83,9 @@ class Poller {
         options_(options),
         now_(now) {}
 
-  Result<PollReport> run(const std::vector<std::pair<std::string, std::string>>& credentials) {
-    std::map<std::string, std::string> secrets(credentials.begin(), credentials.end());
+  Result<PollReport> run(const std::vector<StoredCredentials>& credentials) {
+    std::map<std::string, StoredCredentials> secrets;
+    for (const StoredCredentials& c : credentials) secrets[c.source] = c;
     for (const auto& name : options_.names)
       if (!config_.find(name))
         return Error{Errc::not_found,
@@ -128,12 +130,15 @@ class Poller {
         report_.sources.push_back(skipped);
         continue;
       }
+      Job job{&source, "", ""};
+      if (auto it = secrets.find(source.name); it != secrets.end())
+        bind_credentials(it->second, source, job);
       FetchRequest request = options_.limits;
-      request.url = join_credentials(source.url, secrets[source.name]);
+      request.url = join_credentials(source.url, job.credentials);
       request.if_none_match = st.etag;
       request.if_modified_since = st.last_modified;
       requests.push_back(std::move(request));
-      jobs_.push_back({&source, secrets[source.name]});
+      jobs_.push_back(std::move(job));
     }
 
     // The state is saved only after the commits it describes are on the branch: a validator
@@ -143,6 +148,7 @@ class Poller {
     std::size_t settled = 0;
     fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
       SourceOutcome outcome = settle(jobs_[i], response);
+      outcome.credentials_note = jobs_[i].credentials_note;
       if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
       report_.sources.push_back(std::move(outcome));
       if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
@@ -171,6 +177,27 @@ class Poller {
   }
 
  private:
+  // Credentials go only to the origin they were given for (M2 of the 2026-12-05 review): a
+  // URL that a sync, a pull, an adopted redirect or a hand edit moved to another scheme, host
+  // or port gets none, and the poll says so. A line an older feeddiff wrote has no origin: it
+  // is bound to the source's URL at this first use, as that feeddiff would have sent it there.
+  void bind_credentials(StoredCredentials& stored, const SourceConfig& source, Job& job) {
+    if (stored.origin.empty()) {
+      stored.origin = url_origin(source.url);
+      (void)save_credentials(archive_, source.name, stored.userinfo, source.url);
+    }
+    if (credentials_apply(stored, source.url)) {
+      job.credentials = stored.userinfo;
+      return;
+    }
+    const std::string now = url_origin(source.url);
+    job.credentials_note = fmt::format(
+        "credentials not sent: they were given for {}, the URL is now {}{} (restore the URL, or "
+        "`feeddiff remove` the source and `add` it again with credentials for its new URL)",
+        stored.origin, now.empty() ? redact_url(source.url) : now,
+        stored.origin.starts_with("https:") && now.starts_with("http:") ? ", not encrypted" : "");
+  }
+
   SourceOutcome settle(const Job& job, const Result<FetchResponse>& response) {
     const SourceConfig& source = *job.source;
     SourceState& st = state_.sources[source.name];
@@ -329,7 +356,7 @@ class Poller {
     config_.find(source.name)->url = new_url;
     // Credentials follow the source only to the same host.
     if (!job.credentials.empty() && host_of(new_url) != host_of(old_url))
-      (void)save_credentials(archive_, source.name, "");
+      (void)save_credentials(archive_, source.name, "", "");
     st.pending_redirect.clear();
     st.pending_redirect_count = 0;
     return fmt::format("adopted permanent redirect: {} -> {}", old_url, new_url);

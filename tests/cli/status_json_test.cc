@@ -66,11 +66,27 @@ TEST_CASE("status --json keeps quotes, backslashes, controls and non-ASCII text 
   CHECK(s["last_success"].is_null());
   CHECK(s["last_change"].is_null());
   CHECK(s["last_attempt"] == "2026-10-01T05:53:20.000Z");
-  const std::vector<std::string> keys = {
-      "name",        "url",           "every_seconds",    "last_result", "last_attempt",
-      "last_status", "last_error",    "last_success",     "last_change", "consecutive_failures",
-      "next_due",    "due",           "pending_redirect", "disabled",    "disabled_reason",
-      "etag",        "last_modified", "items_error"};
+  const std::vector<std::string> keys = {"name",
+                                         "url",
+                                         "every_seconds",
+                                         "last_result",
+                                         "last_attempt",
+                                         "last_status",
+                                         "last_error",
+                                         "last_success",
+                                         "last_change",
+                                         "consecutive_failures",
+                                         "next_due",
+                                         "due",
+                                         "pending_redirect",
+                                         "disabled",
+                                         "disabled_reason",
+                                         "etag",
+                                         "last_modified",
+                                         "items_error",
+                                         "hooks_waiting_for_trust",
+                                         "pending_notifications",
+                                         "credentials"};
   std::vector<std::string> got;
   for (const auto& [key, value] : s.items()) got.push_back(key);
   std::sort(got.begin(), got.end());

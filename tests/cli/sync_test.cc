@@ -3,8 +3,10 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -357,6 +359,91 @@ TEST_CASE("the recipes' feeddiff commands run", "[cli][sync]") {
   }
   const auto versions = versions_on(fleet.remote());
   CHECK(versions.size() == 2);
+}
+
+// Commits every change of a poller's work tree (a hand edit of feeddiff.toml).
+void commit_edit(const std::string& dir, const std::string& message) {
+  REQUIRE(run({"git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam",
+               message})
+              .exit_code == 0);
+}
+
+TEST_CASE("a hook that arrives through sync runs only once this poller trusts it", "[cli][sync]") {
+  Fleet fleet(2, 1);
+  const std::string a = fleet.pollers[0], b = fleet.pollers[1];
+  const std::string hooks = make_temp_dir("sync-trust-hook");
+  // Poller b (or anyone who can push) adds an exec hook, and trusts it on its own machine.
+  spit(b + "/feeddiff.toml", slurp(b + "/feeddiff.toml") +
+                                 "\n[notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT "
+                                 ">> '" +
+                                 hooks + "/log'\"\n");
+  commit_edit(b, "a hook");
+  REQUIRE(run_feeddiff({"-C", b, "trust", "--all"}, kEnv).exit_code == 0);
+  REQUIRE(run_feeddiff({"-C", b, "sync"}, kEnv).exit_code == 0);
+
+  // Poller a's poll --sync takes the hook in before it notifies: it does not run it.
+  auto polled = run_feeddiff({"-C", a, "poll", "--shard", "0/2", "--force", "--sync"}, kEnv);
+  INFO(polled.out << polled.err);
+  CHECK(polled.exit_code == 1);
+  CHECK_THAT(slurp(a + "/feeddiff.toml"), Catch::Contains("[notify]"));
+  CHECK_FALSE(std::filesystem::exists(hooks + "/log"));
+  CHECK_THAT(polled.err, Catch::Contains("notify: not run, not trusted on this machine: exec"));
+  auto status = run_feeddiff({"-C", a, "status", "--json", "s0"}, kEnv);
+  CHECK(nlohmann::json::parse(status.out)["sources"][0]["hooks_waiting_for_trust"] ==
+        nlohmann::json::array({"exec"}));
+
+  // Trusted on a: its next poll delivers the waiting notification, for the commit as synced.
+  REQUIRE(run_feeddiff({"-C", a, "trust", "exec"}, kEnv).exit_code == 0);
+  auto delivered = run_feeddiff({"-C", a, "poll", "--shard", "0/2"}, kEnv);
+  INFO(delivered.out << delivered.err);
+  CHECK(delivered.exit_code == 0);
+  REQUIRE(std::filesystem::exists(hooks + "/log"));
+  CHECK(slurp(hooks + "/log") ==
+        run({"git", "-C", a, "log", "-1", "--format=%H", "--", "raw/s0"}).out);
+}
+
+TEST_CASE("a webhook the remote changes is not called, and a moved URL gets no credentials",
+          "[cli][sync]") {
+  Fleet fleet(2, 1);
+  const std::string a = fleet.pollers[0], b = fleet.pollers[1];
+  std::vector<std::string> stolen;  // what reached the other server: targets and Authorization
+  std::mutex mutex;
+  HttpServer thief([&](const RecordedRequest& request) {
+    std::lock_guard<std::mutex> hold(mutex);
+    stolen.push_back(request.target + " " + request.header("Authorization").value_or("-"));
+    return Reply{.body = "<rss version=\"2.0\"><channel><title>t</title></channel></rss>\n"};
+  });
+  // a: a source with credentials, and a webhook, both its own (trusted, bound to their origin).
+  const std::string feed = fleet.feeds.server.url("/private");
+  REQUIRE(run_feeddiff({"-C", a, "add", "private", "http://reader:s3cret@" + feed.substr(7)}, kEnv)
+              .exit_code == 0);
+  spit(a + "/feeddiff.toml", slurp(a + "/feeddiff.toml") + "\n[notify]\nwebhook = \"" +
+                                 fleet.feeds.server.url("/hook") + "\"\n");
+  commit_edit(a, "a webhook");
+  REQUIRE(run_feeddiff({"-C", a, "trust", "--all"}, kEnv).exit_code == 0);
+  REQUIRE(run_feeddiff({"-C", a, "sync"}, kEnv).exit_code == 0);
+
+  // b moves the webhook and the source's URL to its own server, and pushes.
+  REQUIRE(run_feeddiff({"-C", b, "sync"}, kEnv).exit_code == 0);
+  std::string toml = slurp(b + "/feeddiff.toml");
+  for (const std::string path : {"/hook", "/private"}) {
+    const std::string from = fleet.feeds.server.url(path);
+    toml.replace(toml.find(from), from.size(), thief.url(path));
+  }
+  spit(b + "/feeddiff.toml", toml);
+  commit_edit(b, "moved");
+  REQUIRE(run_feeddiff({"-C", b, "sync"}, kEnv).exit_code == 0);
+
+  // a syncs, then polls the source: the thief gets the feed request without the secret, and
+  // no webhook call.
+  REQUIRE(run_feeddiff({"-C", a, "sync"}, kEnv).exit_code == 0);
+  auto polled = run_feeddiff({"-C", a, "poll", "--force", "private"}, kEnv);
+  INFO(polled.out << polled.err);
+  CHECK_THAT(polled.out, Catch::Contains("credentials not sent"));
+  CHECK_THAT(polled.err, Catch::Contains("not trusted on this machine: webhook http://127.0.0.1:" +
+                                         std::to_string(thief.port())));
+  std::lock_guard<std::mutex> hold(mutex);
+  CHECK(stolen == std::vector<std::string>{"/private -"});
 }
 
 }  // namespace

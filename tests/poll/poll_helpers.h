@@ -62,6 +62,14 @@ inline std::string gzip_zeros(std::size_t n) {
   return r.out;
 }
 
+/// `feeddiff trust --all`: this machine consents to the hooks feeddiff.toml has now, as a
+/// user must after editing them by hand.
+inline void trust_all_hooks(const CliArchive& archive) {
+  auto r = archive({"trust", "--all"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
 /// Serves `*body` (which the test changes between polls) with an ETag of its own, answering
 /// 304 to that ETag.
 inline HttpServer serve_changing(const std::string* body) {

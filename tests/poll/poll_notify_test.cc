@@ -29,7 +29,8 @@ std::string feed(const std::string& built, const std::vector<std::string>& title
 const std::string kMonday = "Mon, 05 Oct 2026 05:00:00 GMT";
 const std::string kTuesday = "Tue, 06 Oct 2026 05:00:00 GMT";
 
-// Adds source `news`, appends `toml` to feeddiff.toml and commits it.
+// Adds source `news`, appends `toml` to feeddiff.toml, commits it and trusts its hooks (a
+// hand edit, which runs only once this machine consents: tests/cli/trust_test.cc).
 void add_source(const CliArchive& archive, const std::string& url, const std::string& toml) {
   REQUIRE(archive({"add", "news", url}).exit_code == 0);
   if (toml.empty()) return;
@@ -38,6 +39,7 @@ void add_source(const CliArchive& archive, const std::string& url, const std::st
               .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notify",
                     "feeddiff.toml"})
               .exit_code == 0);
+  trust_all_hooks(archive);
 }
 
 RunResult poll_now(const CliArchive& archive, std::vector<std::string> extra = {}) {
