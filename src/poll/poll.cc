@@ -132,6 +132,7 @@ class Poller {
       request.url = join_credentials(source.url, secrets[source.name]);
       request.if_none_match = st.etag;
       request.if_modified_since = st.last_modified;
+      request.allow_private_redirects = source.allow_private_redirects;
       requests.push_back(std::move(request));
       jobs_.push_back({&source, secrets[source.name]});
     }
