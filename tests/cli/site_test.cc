@@ -369,7 +369,7 @@ TEST_CASE("a raw directory that links out of the site is neither written through
   run_site(history.dir(), site);
 
   // raw/KEPT and raw/GONE lead out of the site, to directories that must stay as they are.
-  for (const std::string& name : {"kept-target", "gone-target"}) {
+  for (const char* name : {"kept-target", "gone-target"}) {
     fs::create_directories(out + "/" + name);
     spit(out + "/" + name + "/sentinel", "keep me");
   }
@@ -385,7 +385,7 @@ TEST_CASE("a raw directory that links out of the site is neither written through
   CHECK(rebuilt.full);
   CHECK(rebuilt.rendered == 1);
 
-  for (const std::string& name : {"kept-target", "gone-target"}) {
+  for (const char* name : {"kept-target", "gone-target"}) {
     INFO(name);
     std::set<std::string> files;
     for (const auto& entry : fs::directory_iterator(out + "/" + name))
