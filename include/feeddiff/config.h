@@ -79,6 +79,9 @@ struct SourceConfig {
   /// `shard = K`: polled by `poll --shard K/N` whatever N is, instead of the shard its
   /// URL's host hashes to (shard_of in poll.h).
   std::optional<unsigned> shard = {};
+  /// `allow_private_redirects = true`: follow redirects into loopback, private and link-local
+  /// addresses (FetchRequest::allow_private_redirects), refused by default.
+  bool allow_private_redirects = false;
 };
 
 /// The largest `shard = K` and `--shard K/N` accept: N is at most this.

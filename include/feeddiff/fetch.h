@@ -45,7 +45,31 @@ struct FetchRequest {
   std::optional<std::string> post_body;
   /// The Content-Type of post_body.
   std::string post_content_type = "application/json";
+  /// Follow redirects into any address class. When false (the default), a redirect whose
+  /// host resolves to a loopback, private, link-local or unspecified address (AddressClass)
+  /// is refused, unless the URL's own first hop connected to an address of that same class
+  /// (a LAN feed that redirects within the LAN); the check is on the address each hop
+  /// connects to, so a name that resolves to 127.0.0.1 is caught as well as the literal.
+  bool allow_private_redirects = false;
 };
+
+/// What kind of network an IP address belongs to, for the redirect policy.
+enum class AddressClass {
+  global,           ///< anything else: the Internet
+  loopback,         ///< 127.0.0.0/8, ::1
+  private_network,  ///< 10/8, 172.16/12, 192.168/16, 100.64/10 (CGNAT), fc00::/7, fec0::/10
+  link_local,       ///< 169.254/16 (cloud metadata at 169.254.169.254), fe80::/10
+  unspecified,      ///< 0.0.0.0/8, ::
+};
+
+/// The class of a numeric IPv4 or IPv6 address as libcurl reports one ("10.0.0.1", "::1",
+/// "fe80::1%eth0"); an IPv4 address mapped or embedded in IPv6 (::ffff:127.0.0.1,
+/// 64:ff9b::a00:1) has its IPv4 class. nullopt for text that is not a numeric address (other
+/// spellings such as 0x7f.1 are the resolver's business and never reach here).
+std::optional<AddressClass> classify_address(std::string_view ip);
+
+/// "a loopback address", "a private address", ...: for messages.
+std::string_view address_class_words(AddressClass c);
 
 /// What the server said.
 struct FetchResponse {

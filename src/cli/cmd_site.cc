@@ -10,15 +10,22 @@
 // rendered a round of commits at a time, source by source: memory is bounded by a round, the
 // number of sources and the longest history of one source, not by the archive's.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "cli/change.h"
 #include "cli/command.h"
@@ -28,6 +35,7 @@
 #include "cli/site_work.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
+#include "feeddiff/message.h"
 #include "feeddiff/render.h"
 
 namespace feeddiff::cli {
@@ -36,8 +44,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bumped when the pages' layout changes, so that old pages get rendered again.
-constexpr int kSiteLayout = 2;
+// Bumped when the pages' layout changes, so that old pages get rendered again. 3: raw copies
+// are published as NAME.txt (a first run after the bump rebuilds every change page, which
+// removes the raw copies under their old names).
+constexpr int kSiteLayout = 3;
 // What the pages list: state (the render key, the tip, counts per source) and one file of
 // rows per history page, history/N.tsv and sources/NAME/N.tsv.
 constexpr const char* kStateDir = ".feeddiff-site";
@@ -45,6 +55,10 @@ constexpr const char* kStateDir = ".feeddiff-site";
 constexpr const char* kOldManifest = ".feeddiff-site.tsv";
 // A run's working files (site_work.h), removed when it ends.
 constexpr const char* kWorkDir = ".feeddiff-site.work";
+// Held (flock) for the whole run, so that two runs never write one site at once; it names the
+// holder's pid. Never removed: removing a lock file that another run is about to lock would
+// let a third one lock a new file of the same name.
+constexpr const char* kLockFile = ".feeddiff-site.lock";
 // Commits rendered per round at most: a round's memory is 32 bytes per commit (its id, where
 // its row is, its place in its source's list). Also the ids checked at once for pages gone.
 constexpr std::size_t kDefaultRound = 100'000;
@@ -66,8 +80,10 @@ struct Writes {
   std::size_t written = 0;
   std::size_t unchanged = 0;
   std::size_t removed = 0;
-  std::size_t rendered = 0;  // change pages rendered (each a diff of two versions)
-  std::size_t ignored = 0;   // rows of the state files that were not the site's own
+  std::size_t rendered = 0;   // change pages rendered (each a diff of two versions)
+  std::size_t ignored = 0;    // rows of the state files that were not the site's own
+  std::size_t refused = 0;    // raw artifacts not published: names feeddiff never writes
+  std::string first_refused;  // the first of them, "PATH in commit ID"
 };
 
 // Tabs and line ends would break the rows.
@@ -225,17 +241,107 @@ std::string observed_at(const CommitInfo& commit) {
   return format_iso8601_ms(commit.commit_time);
 }
 
-// A file name that is safe to write under the site: the artifact's own name when it is one.
-std::string artifact_name(const std::string& path) {
-  std::string name = path.substr(path.rfind('/') + 1);
-  if (!check_source_name(name)) name = "artifact";
-  return name;
+// The name of an artifact's raw copy on the site, nullopt for a name that feeddiff never
+// writes (a commit pushed by hand or by someone else): only response.xml and response.json
+// (poll's record_path), published as response.xml.txt and response.json.txt. Every static
+// host serves .txt as text/plain, so no browser renders a body as a page from the site's
+// origin: an XHTML body served as application/xml, or an artifact named x.html, would run its
+// scripts there (the pages' CSP covers the pages only).
+std::optional<std::string> raw_copy_name(const std::string& path) {
+  const std::string name = path.substr(path.rfind('/') + 1);
+  if (name != "response.xml" && name != "response.json") return std::nullopt;
+  return name + ".txt";
 }
 
+// Removes what raw/ID/ holds besides `keep` ("" for nothing): raw copies that an older site
+// published under their own names, or that a crafted commit named.
+void remove_other_raw(const fs::path& top, const std::string& id, const std::string& keep) {
+  const fs::path dir = top / "raw" / id;
+  std::error_code ec;
+  if (!strictly_inside(top, dir) || !fs::is_directory(fs::symlink_status(dir, ec))) return;
+  std::vector<fs::path> others;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().filename() != keep) others.push_back(entry.path());
+  for (const fs::path& other : others)
+    if (strictly_inside(top, other)) fs::remove_all(other, ec);
+}
+
+// Text that may name URLs (a poll's last error), with each URL as commits record it: the
+// site shows what the trailers show, never a ?token=... that feeddiff.toml or an error holds.
+std::string redact_urls_in(std::string_view text) {
+  const std::string lower = to_lower(text);
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t start = std::min(lower.find("http://", at), lower.find("https://", at));
+    if (start == std::string::npos) break;
+    std::size_t end = text.find_first_of(" \t\r\n\"'<>", start);
+    if (end == std::string_view::npos) end = text.size();
+    // Punctuation that ends a sentence or a "URL: reason" is not part of the URL.
+    std::size_t url_end = end;
+    while (url_end > start &&
+           std::string_view(":,.;)]").find(text[url_end - 1]) != std::string_view::npos)
+      --url_end;
+    out += text.substr(at, start - at);
+    out += redact_recorded_url(text.substr(start, url_end - start));
+    out += text.substr(url_end, end - url_end);
+    at = end;
+  }
+  if (at < text.size()) out += text.substr(at);
+  return out;
+}
+
+// Holds DIR's lock file (kLockFile) until destroyed: a second run, from cron or by hand,
+// stops at once with the holder's pid instead of deleting the first one's work files and
+// interleaving its rows (the next cron run continues where the first left off).
+class SiteLock {
+ public:
+  static Result<SiteLock> take(const fs::path& top) {
+    const std::string path = (top / kLockFile).string();
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+      return Error{Errc::io, fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+    SiteLock lock(fd);
+    int rc;
+    while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+      if (errno != EWOULDBLOCK)
+        return Error{Errc::io, fmt::format("cannot lock {}: {}", path, std::strerror(errno))};
+      auto held_by = read_file(path);
+      std::string pid = held_by ? one_cell(*held_by) : std::string();
+      while (!pid.empty() && pid.back() == ' ') pid.pop_back();
+      if (pid.empty() || pid.size() > 20 ||
+          pid.find_first_not_of("0123456789") != std::string::npos)
+        pid = "unknown";
+      return Error{Errc::locked,
+                   fmt::format("site {} is being built by another feeddiff (pid {}); run it "
+                               "again when that one has finished",
+                               top.string(), pid)};
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0)
+      return Error{Errc::io, fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+    return Result<SiteLock>(std::move(lock));
+  }
+  SiteLock(SiteLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  SiteLock(const SiteLock&) = delete;
+  SiteLock& operator=(const SiteLock&) = delete;
+  SiteLock& operator=(SiteLock&&) = delete;
+  ~SiteLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
+  }
+
+ private:
+  explicit SiteLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 std::string poll_status(const SourceState& s) {
-  if (s.disabled) return "disabled: " + s.disabled_reason;
+  if (s.disabled) return "disabled: " + redact_urls_in(s.disabled_reason);
   if (s.last_result == "failed")
-    return fmt::format("failing ({} in a row): {}", s.consecutive_failures, s.last_error);
+    return fmt::format("failing ({} in a row): {}", s.consecutive_failures,
+                       redact_urls_in(s.last_error));
   std::string out = s.last_result;
   if (s.last_attempt) out += " at " + format_iso8601_ms(s.last_attempt).substr(0, 16) + "Z";
   if (s.last_status) out += fmt::format(" (HTTP {})", s.last_status);
@@ -266,7 +372,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   if (view.items) out.items = summarize_items(*view.items);
   out.href = "changes/" + commit.id + ".html";
 
-  const std::string raw_name = artifact_name(view.path);
+  const std::optional<std::string> raw_name = raw_copy_name(view.path);
   HtmlLinks links;
   links.nav = {{"Archive", "../index.html"}};
   if (check_source_name(view.source)) {
@@ -278,12 +384,23 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                  : std::string();
     };
   }
-  if (view.path_status != "deleted") {
-    links.raw = "../raw/" + commit.id + "/" + raw_name;
-    if (auto ok = write_if_changed(top / "raw" / commit.id / raw_name, (*loaded)->new_body, writes);
-        !ok)
+  if (view.path_status != "deleted" && raw_name) {
+    links.raw = "../raw/" + commit.id + "/" + *raw_name;
+    // A raw/ID that is a link (out of the site, say) is the site's own name for something
+    // else: the link goes, not what it leads to, and the copy gets a directory of its own.
+    const fs::path raw_dir = top / "raw" / commit.id;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(raw_dir, ec)) && strictly_inside(top, raw_dir))
+      fs::remove(raw_dir, ec);
+    if (!strictly_inside(top, raw_dir / *raw_name))
+      return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
+                                         raw_dir.string(), top.string())};
+    if (auto ok = write_if_changed(raw_dir / *raw_name, (*loaded)->new_body, writes); !ok)
       return ok.error();
+  } else if (view.path_status != "deleted" && writes.refused++ == 0) {
+    writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
+  remove_other_raw(top, commit.id, raw_name.value_or(""));
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
@@ -488,6 +605,8 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   if (!archive) return archive.error();
   const fs::path top = options.dir;
   if (auto ok = make_dirs(top); !ok) return ok.error();
+  auto lock = SiteLock::take(top);
+  if (!lock) return lock.error();
   const fs::path state_path = top / kStateDir / "state";
   const std::string key =
       fmt::format("feeddiff-site {} {} lines={} chars={} origin={} page={}", kSiteLayout, version(),
@@ -654,7 +773,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   std::map<std::string, std::string> configured;
   if (auto toml = archive->read_head("feeddiff.toml"); toml && *toml)
     if (auto config = parse_config(**toml))
-      for (const auto& s : config->sources) configured[s.name] = s.url;
+      for (const auto& s : config->sources) configured[s.name] = redact_recorded_url(s.url);
   for (const auto& [name, url] : configured) state.sources[name];
   State poll_state;
   if (auto loaded = load_state(*archive)) poll_state = std::move(*loaded);
@@ -751,6 +870,11 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   if (auto old = read_file(state_path.string()); !old || *old != state.text())
     if (auto ok = write_file_atomic(state_path.string(), state.text()); !ok) return ok.error();
 
+  if (writes.refused)
+    write_out(fmt::format(
+        "site: did not publish {} raw artifact{} whose name feeddiff never writes (only "
+        "response.xml and response.json are published), first {}\n",
+        writes.refused, writes.refused == 1 ? "" : "s", writes.first_refused));
   if (writes.ignored)
     write_out(fmt::format("site: ignored {} malformed row{} in {}\n", writes.ignored,
                           writes.ignored == 1 ? "" : "s", (top / kStateDir).string()));
@@ -792,7 +916,8 @@ Command site_command(CLI::App& root, const Globals& globals) {
 the 50 newest changes, links to the history pages), history/N.html (every change, 50 a page,
 page 1 the oldest), sources/NAME.html (a source's 50 newest changes and its pages),
 sources/NAME/N.html (its history, 50 a page), changes/ID.html (one page per change, as
-`show --format html`), raw/ID/ (the raw artifact at that commit), feed.atom (the newest
+`show --format html`), raw/ID/response.xml.txt or response.json.txt (the raw artifact at that
+commit, as plain text so that no browser renders it as a page), feed.atom (the newest
 changes) and sources/NAME/feed.atom (a source's 50 newest changes, each entry listing the
 item changes with their before and after, for a feed reader), items/NAME/KEY.html and
 items/NAME/KEY.atom (a page and an Atom feed per item ever edited: its versions, each edit's
@@ -802,6 +927,8 @@ history changes, older pages are written once. Links are relative: open DIR/inde
 disk or serve DIR from any static host. A run renders the changes since the tip it last
 rendered (kept in DIR/.feeddiff-site/) and writes only files whose bytes differ; after a
 reset or rebase it rebuilds the lists and removes the pages of commits that left the branch.
+A run holds DIR/.feeddiff-site.lock: a second run on the same DIR stops at once with an
+error naming the first one's pid.
 
 Examples:
   feeddiff site public/

@@ -30,10 +30,11 @@ std::string source_cache_name(std::string_view kind, std::string_view source) {
   return std::string(kind) + "/" + hex;
 }
 
-std::uint64_t item_id_key(std::string_view id) {
+ItemIdKey item_id_key(std::string_view id) {
   const auto digest = sha1(id);
-  std::uint64_t key = 0;
-  for (std::size_t i = 0; i < 8; ++i) key = (key << 8) | digest[i];
+  ItemIdKey key;
+  for (std::size_t i = 0; i < 8; ++i) key.high = (key.high << 8) | digest[i];
+  for (std::size_t i = 8; i < 16; ++i) key.low = (key.low << 8) | digest[i];
   return key;
 }
 
@@ -41,11 +42,19 @@ namespace {
 
 constexpr std::uint32_t kNoVersion = ~std::uint32_t{0};
 
-std::optional<std::uint64_t> parse_key(std::string_view hex) {
-  std::uint64_t key = 0;
-  auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), key, 16);
+std::optional<std::uint64_t> parse_half(std::string_view hex) {
+  std::uint64_t half = 0;
+  auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), half, 16);
   if (hex.size() != 16 || ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
-  return key;
+  return half;
+}
+
+std::optional<ItemIdKey> parse_key(std::string_view hex) {
+  if (hex.size() != 32) return std::nullopt;
+  const auto high = parse_half(hex.substr(0, 16));
+  const auto low = parse_half(hex.substr(16));
+  if (!high || !low) return std::nullopt;
+  return ItemIdKey{*high, *low};
 }
 
 }  // namespace
@@ -71,16 +80,22 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
 
   auto text = archive.cache_read(source_cache_name("versions", source));
   if (!text) return out;
-  // A complete, well-formed cache, read up to the first version line whose commit is not the
-  // history's at its position; a torn or garbled one is not used at all.
+  // The complete, well-formed version lines whose commits are the history's, up to the first
+  // that is not: a line cut short by a crash, garbled, or past a rewrite of the history (a
+  // sync replayed the newest versions, a reset). What the versions before showed still
+  // holds; the rest is read again, and the next save rewrites the file.
   std::vector<Oid> blobs;
-  std::unordered_map<std::uint64_t, std::uint32_t> first_seen;
+  std::unordered_map<ItemIdKey, std::uint32_t, ItemIdKeyHash> first_seen;
   std::vector<std::string> fields;
+  std::vector<ItemIdKey> keys;
   std::size_t at = 0;
-  bool header = false, complete = false;
-  while (at < text->size() && !complete) {
+  bool header = false, whole = true;
+  while (at < text->size()) {
     const std::size_t nl = text->find('\n', at);
-    if (nl == std::string::npos) return out;
+    if (nl == std::string::npos) {
+      whole = false;
+      break;
+    }
     const std::string_view line = std::string_view(*text).substr(at, nl - at);
     at = nl + 1;
     if (!header) {
@@ -88,31 +103,29 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
       header = true;
       continue;
     }
-    if (line == "end") {
-      complete = at == text->size();
-      break;
-    }
-    if (!split_tab_fields(line, fields) || fields.size() < 3 || fields[0] != "v") return out;
     const std::size_t k = blobs.size();
-    if (k >= out.commits_.size() || parse_oid(fields[1]) != out.commits_[k]) {
-      // The history was rewritten from here (a sync replayed the newest versions, a reset):
-      // what the versions before showed still holds, and only the rest is read again.
-      complete = true;
+    std::optional<Oid> blob;
+    if (split_tab_fields(line, fields) && fields.size() >= 3 && fields[0] == "v" &&
+        k < out.commits_.size() && parse_oid(fields[1]) == out.commits_[k])
+      blob = fields[2].empty() ? std::optional<Oid>(Oid{}) : parse_oid(fields[2]);
+    keys.clear();
+    for (std::size_t i = 3; blob && i < fields.size(); ++i)
+      if (const auto key = parse_key(fields[i]))
+        keys.push_back(*key);
+      else
+        blob.reset();
+    if (!blob) {
+      whole = false;
       break;
     }
-    const auto blob = fields[2].empty() ? std::optional<Oid>(Oid{}) : parse_oid(fields[2]);
-    if (!blob) return out;
-    for (std::size_t i = 3; i < fields.size(); ++i) {
-      const auto key = parse_key(fields[i]);
-      if (!key) return out;
-      first_seen.emplace(*key, static_cast<std::uint32_t>(k));
-    }
+    for (const ItemIdKey& key : keys) first_seen.emplace(key, static_cast<std::uint32_t>(k));
     blobs.push_back(*blob);
   }
-  if (!complete) return out;
+  if (!header) return out;
   out.first_seen_ = std::move(first_seen);
   for (const Oid& blob : blobs) out.add_known(blob);
   out.written_ = out.blobs_.size();
+  out.rewrite_ = !whole;
   return out;
 }
 
@@ -134,6 +147,7 @@ void SourceVersions::learn(std::size_t n) {
   const NormalizeOptions model_only{{}, true, false};
   while (blobs_.size() < n) {
     const std::size_t k = blobs_.size();
+    if (!rewrite_) pending_.emplace_back();
     std::string blob;
     if (auto changes = archive_->source_changes(to_hex(commits_[k]), source_))
       for (const PathChange& c : *changes)
@@ -142,39 +156,52 @@ void SourceVersions::learn(std::size_t n) {
       if (auto body = archive_->read_blob(blob)) {
         ++parsed_;
         if (auto doc = normalize(*body, model_only))
-          for (const Item& item : doc->feed.items)
-            first_seen_.emplace(item_id_key(item.id), static_cast<std::uint32_t>(k));
+          for (const Item& item : doc->feed.items) {
+            const ItemIdKey key = item_id_key(item.id);
+            if (first_seen_.emplace(key, static_cast<std::uint32_t>(k)).second && !rewrite_)
+              pending_.back().push_back(key);
+          }
       }
     add_known(to_oid(blob));
   }
-  // Rewritten whole, so written when the versions known have doubled, or when the caller
-  // asked for every version before the newest (show or notify of the latest change, the
-  // common path, which then finds them all cached next time): a first build that learns a
-  // source's versions one at a time writes O(versions) bytes, not their square. A process
-  // that stops between writes leaves less learnt, not wrong.
+  // Written when the versions known have doubled, or when the caller asked for every version
+  // before the newest (show or notify of the latest change, the common path, which then finds
+  // them all cached next time): a first build that learns a source's versions one at a time
+  // makes few writes. A process that stops between writes leaves less learnt, not wrong.
   if (n + 1 < commits_.size() && blobs_.size() < 2 * written_ + 16) return;
   save();
 }
 
 void SourceVersions::save() {
-  if (written_ == blobs_.size()) return;
-  written_ = blobs_.size();
-  // Rewritten whole: ids are listed under the version that showed them first.
-  std::vector<std::vector<std::uint64_t>> ids(blobs_.size());
-  for (const auto& [key, k] : first_seen_)
-    if (k < ids.size()) ids[k].push_back(key);
-  std::string text = kVersionsCacheHeader;
-  text += '\n';
-  for (std::size_t k = 0; k < blobs_.size(); ++k) {
+  if (!rewrite_ && written_ == blobs_.size()) return;
+  std::string text;
+  std::size_t from = written_;
+  if (rewrite_) {
+    // Every version's line again: ids are listed under the version that showed them first.
+    from = 0;
+    pending_.assign(blobs_.size(), {});
+    for (const auto& [key, k] : first_seen_)
+      if (k < pending_.size()) pending_[k].push_back(key);
+    text = kVersionsCacheHeader;
+    text += '\n';
+  }
+  for (std::size_t k = from; k < blobs_.size(); ++k) {
+    std::vector<ItemIdKey>& keys = pending_[k - from];
+    std::sort(keys.begin(), keys.end());
     text += 'v';
     append_tab_field(text, to_hex(commits_[k]));
     append_tab_field(text, blobs_[k] == Oid{} ? std::string() : to_hex(blobs_[k]));
-    std::sort(ids[k].begin(), ids[k].end());
-    for (const std::uint64_t key : ids[k]) text += fmt::format("\t{:016x}", key);
+    for (const ItemIdKey& key : keys) text += fmt::format("\t{:016x}{:016x}", key.high, key.low);
     text += '\n';
   }
-  text += "end\n";
-  archive_->cache_write(source_cache_name("versions", source_), text);
+  const std::string name = source_cache_name("versions", source_);
+  if (rewrite_)
+    archive_->cache_write(name, text);
+  else
+    archive_->cache_append(name, text);
+  rewrite_ = false;
+  written_ = blobs_.size();
+  pending_.clear();
 }
 
 bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) const {

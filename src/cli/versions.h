@@ -3,6 +3,7 @@
 // version's raw blob. An item diff knows two versions only; this is what lets a page say
 // that an added item reappeared, or that a version reverted to an earlier one.
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -16,6 +17,26 @@
 #include "feeddiff/store.h"
 
 namespace feeddiff::cli {
+
+/// The key an item id is remembered by: the first 16 bytes of its SHA-1. Two ids of one
+/// source share a key only through a search of about 2^64 hashes, so no feed can make an
+/// added item read as reappeared by choosing its ids (64 bits took about 2^32).
+struct ItemIdKey {
+  std::uint64_t high = 0;  ///< bytes 0-7 of the SHA-1, big-endian
+  std::uint64_t low = 0;   ///< bytes 8-15
+  /// Same key.
+  bool operator==(const ItemIdKey&) const = default;
+  /// Ordered as the hex is, for the cache's lines.
+  auto operator<=>(const ItemIdKey&) const = default;
+};
+
+/// Hashes an ItemIdKey (its bits are a SHA-1's already).
+struct ItemIdKeyHash {
+  /// The high half.
+  std::size_t operator()(const ItemIdKey& key) const noexcept {
+    return static_cast<std::size_t>(key.high);
+  }
+};
 
 /// The versions of one source, oldest first, as its commits in the source index list them,
 /// with what the cache `.git/feeddiff/cache/versions/` knows of them. Reading an id of
@@ -59,13 +80,18 @@ class SourceVersions {
   std::string source_;
   std::vector<Oid> commits_;  // oldest first
   std::vector<Oid> blobs_;    // of versions [0, known): the raw blob, all zeros for none
-  // Item ids by the first 8 bytes of their SHA-1, not as strings: at 1M changes that is
-  // ~100 MB less for site to hold. Two ids of one source share a key with odds of about
-  // n^2 / 2^65 (3e-10 at 100,000 ids), and then an added item would read as reappeared.
-  std::unordered_map<std::uint64_t, std::uint32_t> first_seen_;     // id key -> ordinal
+  // Item ids by the first 16 bytes of their SHA-1 (ItemIdKey), not as strings: at 1M
+  // changes that is still far less for site to hold. Every id the source ever showed is
+  // here, as "reappeared" needs: as many as the history holds distinct ids, no more.
+  std::unordered_map<ItemIdKey, std::uint32_t, ItemIdKeyHash> first_seen_;  // -> ordinal
   std::unordered_map<Oid, std::uint32_t, OidHash> last_with_blob_;  // blob -> newest ordinal
   std::vector<std::uint32_t> previous_same_;  // per ordinal: the one before with its blob
   std::size_t written_ = 0;                   // versions the cache held when last read or written
+  // The keys first seen by versions [written_, known), one list per version: what save()
+  // appends. The cache is rewritten whole only when it was missing, of another format, or
+  // did not fit the history (rewrite_), so a save costs the versions learnt since the last.
+  std::vector<std::vector<ItemIdKey>> pending_;
+  bool rewrite_ = true;
   mutable std::size_t last_ordinal_ = ~std::size_t{0};  // ordinal()'s last answer
   std::size_t parsed_ = 0;
 };
@@ -74,12 +100,13 @@ class SourceVersions {
 /// "history"): the source's name as hex (cut and hashed when long), as cache names allow.
 std::string source_cache_name(std::string_view kind, std::string_view source);
 
-/// The cache's format, for tests: one `v` line per version (commit, blob, the keys of the
-/// ids it showed first: item_id_key in hex), tab-separated, between a version line and an
-/// end line.
-inline constexpr const char* kVersionsCacheHeader = "feeddiff versions 2";
+/// The cache's format, for tests: after this line, one `v` line per version (commit, blob,
+/// the keys of the ids it showed first: item_id_key in 32 hex digits), tab-separated,
+/// appended as versions are learnt. A reader uses the complete, well-formed lines up to the
+/// first that is not (a write cut short) or whose commit is not the history's at its place.
+inline constexpr const char* kVersionsCacheHeader = "feeddiff versions 3";
 
-/// The key an item id is remembered by: the first 8 bytes of its SHA-1.
-std::uint64_t item_id_key(std::string_view id);
+/// The key an item id is remembered by.
+ItemIdKey item_id_key(std::string_view id);
 
 }  // namespace feeddiff::cli

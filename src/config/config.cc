@@ -1,5 +1,5 @@
 // feeddiff.toml: a top-level `layout` ("flat" or "fanout"); `[sources.NAME]` tables with url,
-// every, ignore, skip_cosmetic and shard;
+// every, ignore, skip_cosmetic, shard and allow_private_redirects;
 // `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic and minor;
 // `[insignificant]` and `[sources.NAME.insignificant]` tables with whitespace, punctuation,
 // fields and min_words.
@@ -286,6 +286,11 @@ Result<Config> parse_config(std::string_view text) {
         auto b = value.value<bool>();
         if (!b) return config_error(value.source(), "skip_cosmetic must be true or false");
         source.skip_cosmetic = *b;
+      } else if (f == "allow_private_redirects") {
+        auto b = value.value<bool>();
+        if (!b)
+          return config_error(value.source(), "allow_private_redirects must be true or false");
+        source.allow_private_redirects = *b;
       } else if (f == "shard") {
         auto n = value.value<std::int64_t>();
         if (!n || *n < 0 || *n >= kMaxShards)
@@ -345,6 +350,7 @@ std::string format_config(const Config& config) {
     }
     if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
     if (s->shard) out << "shard = " << *s->shard << "\n";
+    if (s->allow_private_redirects) out << "allow_private_redirects = true\n";
     if (!s->notify.empty()) {
       out << "\n[sources." << key(s->name) << ".notify]\n";
       format_notify(out, s->notify);

@@ -2,11 +2,13 @@
 // Internal to fetch (no other module includes curl): RAII owners for libcurl handles, the
 // one-time loading and global initialization, and URL helpers shared by the transfer code.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/fetch.h"
 #include "fetch/curl_api.h"
 
 namespace feeddiff::fetch_detail {
@@ -65,5 +67,10 @@ std::vector<std::string> secrets_of(std::string_view url);
 
 /// The text with every occurrence of each secret replaced by "***".
 std::string scrub(std::string text, const std::vector<std::string>& secrets);
+
+/// The class of an IPv4 address in host byte order.
+AddressClass classify_ipv4(std::uint32_t address);
+/// The class of an IPv6 address in network byte order.
+AddressClass classify_ipv6(const unsigned char (&bytes)[16]);
 
 }  // namespace feeddiff::fetch_detail

@@ -1,13 +1,20 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
+#include "core/failpoint.h"
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
 #include "fetch/internal.h"
@@ -46,6 +53,15 @@ bool safe_header_value(std::string_view v) {
   return v.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
 
+// Test builds only (core/failpoint.h): FEEDDIFF_TEST_PUBLIC_ORIGIN=1 counts the address a
+// request's own URL connects to as a public one, so that a test on loopback can show that a
+// redirect from the Internet into loopback is refused. Every other build ignores it.
+bool test_public_origin() {
+  if (!failpoints_built()) return false;
+  const char* value = std::getenv("FEEDDIFF_TEST_PUBLIC_ORIGIN");
+  return value && *value && std::string_view(value) != "0";
+}
+
 // One transfer in flight: its easy handle and everything its callbacks fill in.
 struct Transfer {
   enum class Abort { none, declared_too_large, too_large };
@@ -76,6 +92,40 @@ struct Transfer {
   Abort abort = Abort::none;
   std::uint64_t declared_length = 0;
   char errbuf[CURL_ERROR_SIZE] = {};
+  // The redirect policy (FetchRequest::allow_private_redirects): the class of the address
+  // that answered the request's own URL, and why a later hop was refused ("" when none was).
+  std::optional<AddressClass> origin_class;
+  std::string refused;
+
+  // Whether a redirected hop may connect to an address of this class.
+  bool may_reach(AddressClass c) const {
+    return request.allow_private_redirects || c == AddressClass::global ||
+           (origin_class && *origin_class == c);
+  }
+
+  void refuse(AddressClass c, const std::string& ip) {
+    refused = fmt::format(
+        "refused to follow the redirect to {}: it leads to {}, {} (a source whose feed "
+        "really moved there can allow it: allow_private_redirects = true)",
+        redirects.empty() ? std::string("?") : redirects.back().target, ip, address_class_words(c));
+  }
+
+  // At each response: the address it came from. The first hop's is the origin's; a later
+  // hop's must be one the policy allows. open_socket refuses before connecting; this catches
+  // a hop that re-used a connection another transfer had opened, before its body is read.
+  bool check_hop() {
+    const char* ip = nullptr;
+    curl::easy_getinfo(easy.get(), CURLINFO_PRIMARY_IP, &ip);
+    const std::optional<AddressClass> c =
+        ip && *ip ? classify_address(ip) : std::optional<AddressClass>();
+    if (redirects.empty()) {
+      if (!origin_class) origin_class = test_public_origin() ? AddressClass::global : c;
+      return true;
+    }
+    if (!c || may_reach(*c)) return true;
+    refuse(*c, ip);
+    return false;
+  }
 
   const Header* find(std::string_view name) const {
     for (const Header& h : response_headers)
@@ -86,6 +136,7 @@ struct Transfer {
   // Called at the blank line that ends a response's headers; false aborts the transfer.
   bool headers_done() {
     last_was_redirect = false;
+    if (!check_hop()) return false;
     if (status / 100 == 1) return true;  // 100 Continue, 103 Early Hints: more to come
     if (is_redirect_status(status) && request.max_redirects > 0) {
       if (const Header* location = find("Location"); location && !location->value.empty()) {
@@ -158,6 +209,33 @@ std::size_t write_callback(char* data, std::size_t size, std::size_t n, void* us
   return t->on_body(std::string_view(data, size * n)) ? size * n : 0;
 }
 
+// Every connection libcurl opens comes here first, with the address it resolved: a redirected
+// hop (not the request's own URL) into an address class the policy refuses gets no socket, so
+// nothing is sent there.
+curl_socket_t open_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* t = static_cast<Transfer*>(user);
+  if (purpose == CURLSOCKTYPE_IPCXN && !t->redirects.empty()) {
+    char ip[INET6_ADDRSTRLEN] = {};
+    std::optional<AddressClass> c;
+    if (address->family == AF_INET && address->addrlen >= sizeof(sockaddr_in)) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(&address->addr);
+      c = fetch_detail::classify_ipv4(ntohl(in->sin_addr.s_addr));
+      ::inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+    } else if (address->family == AF_INET6 && address->addrlen >= sizeof(sockaddr_in6)) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address->addr);
+      unsigned char bytes[16];
+      std::memcpy(bytes, &in6->sin6_addr, sizeof bytes);
+      c = fetch_detail::classify_ipv6(bytes);
+      ::inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+    }
+    if (c && !t->may_reach(*c)) {
+      t->refuse(*c, ip);
+      return CURL_SOCKET_BAD;
+    }
+  }
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
 Error internal_error(const FetchRequest& request, std::string_view what) {
   return Error{Errc::internal, fmt::format("{}: {}", redact_url(request.url), what)};
 }
@@ -224,6 +302,8 @@ std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   check(curl::easy_setopt(h, CURLOPT_HEADERDATA, &t));
   check(curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &write_callback));
   check(curl::easy_setopt(h, CURLOPT_WRITEDATA, &t));
+  check(curl::easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &open_socket));
+  check(curl::easy_setopt(h, CURLOPT_OPENSOCKETDATA, &t));
   if (r.post_body) {
     check(curl::easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
                             static_cast<curl_off_t>(r.post_body->size())));
@@ -254,6 +334,9 @@ std::string http_version_name(long v) {
 Error describe_failure(CURLcode code, Transfer& t) {
   CURL* h = t.easy.get();
   const FetchRequest& r = t.request;
+  // A hop the redirect policy refused: no socket (COULDNT_CONNECT) or an aborted header.
+  if (!t.refused.empty() && (code == CURLE_COULDNT_CONNECT || code == CURLE_WRITE_ERROR))
+    return Error{Errc::bad_url, fmt::format("{}: {}", redact_url(r.url), t.refused)};
   long os_errno = 0;
   curl::easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
   curl_off_t got = 0, expected = -1;

@@ -137,6 +137,7 @@ class Poller {
       request.url = join_credentials(source.url, job.credentials);
       request.if_none_match = st.etag;
       request.if_modified_since = st.last_modified;
+      request.allow_private_redirects = source.allow_private_redirects;
       requests.push_back(std::move(request));
       jobs_.push_back(std::move(job));
     }

@@ -445,3 +445,37 @@ TEST_CASE("a changed item with hostile text before and after executes nothing in
     CHECK(shown.find(side + "-content") == std::string::npos);
   }
 }
+
+TEST_CASE("the site's raw copy of an XHTML body with a script runs nothing when opened", "[cli]") {
+  // A feed's body that a browser runs as a page when it comes as XML: the script marks the
+  // document.
+  const std::string body =
+      "<?xml version=\"1.0\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>t"
+      "</title></head><body><p>feed</p><script>document.documentElement.setAttribute("
+      "'data-pwned', '1')</script></body></html>\n";
+  const std::string dir = make_temp_dir("browser-raw") + "/archive";
+  {
+    auto archive = Archive::init(dir, *parse_iso8601("2025-01-01T00:00:00Z"));
+    REQUIRE(archive);
+    CommitRequest request;
+    request.message =
+        "x: added (200 bytes, HTTP 200)\n\nSource: x\nObserved-At: 2025-01-01T00:10:00.000Z\n"
+        "Status: 200\n";
+    request.author_time = request.commit_time = *parse_iso8601("2025-01-01T00:10:00Z");
+    request.files.push_back({"raw/x/response.xml", body});
+    REQUIRE(archive->commit(request));
+  }
+  const std::string site = make_temp_dir("browser-raw-out") + "/site";
+  auto r = run_feeddiff({"-C", dir, "site", site});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string head = run({"git", "-C", dir, "rev-parse", "HEAD"}).out.substr(0, 40);
+  const std::string raw = site + "/raw/" + head + "/response.xml.txt";
+  REQUIRE(slurp(raw) == body);
+  const auto pwned = [](const Node& n) { return !n.attribute("data-pwned").empty(); };
+  CHECK(parse_dom(dump_dom(raw))->find(pwned).empty());
+  // The control: the same bytes under the name the site used to give them run the script.
+  const std::string as_xml = make_temp_dir("browser-raw-xml") + "/response.xml";
+  spit(as_xml, body);
+  CHECK(parse_dom(dump_dom(as_xml))->find(pwned).size() == 1);
+}

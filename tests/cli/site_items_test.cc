@@ -4,6 +4,8 @@
 // hostile text stays escaped; a run that does not touch a source leaves its item pages alone,
 // and one that does rewrites only the pages of the items it touched.
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -260,4 +262,46 @@ TEST_CASE("hostile text in an edited item stays escaped on its page and in its f
   const std::string source_page = slurp(site + "/sources/both.html");
   CHECK(source_page.find("<script") == std::string::npos);
   CHECK(source_page.find(kHostileRlo) == std::string::npos);
+}
+
+TEST_CASE("the versions cache grows by the versions a run learnt and is never rewritten whole",
+          "[cli][site]") {
+  ItemsArchive archive;
+  archive.record("alpha", rss({{"a1", "One"}}));
+  archive.record("alpha", rss({{"a1", "One"}, {"a2", "Two"}}));
+  archive.record("alpha", rss({{"a2", "Two"}, {"a3", "Three"}}));
+  const std::string site = make_temp_dir("site-items-versions") + "/public";
+  site_of(archive.dir(), site);
+  // .git/feeddiff/cache/versions/<the name in hex>
+  const std::string cache = archive.dir() + "/.git/feeddiff/cache/versions/616c706861";
+  const std::string before = slurp(cache);
+  struct stat was {};
+  REQUIRE(::stat(cache.c_str(), &was) == 0);
+
+  // A feed that rotates its ids: the run after one more version costs that version.
+  archive.record("alpha", rss({{"a3", "Three"}, {"a4", "Four"}}));
+  site_of(archive.dir(), site);
+  const std::string after = slurp(cache);
+  struct stat is {};
+  REQUIRE(::stat(cache.c_str(), &is) == 0);
+  CHECK(is.st_ino == was.st_ino);  // appended to, not replaced
+  CHECK(after.starts_with(before));
+  REQUIRE(after.size() > before.size());
+  // One more version line, whose keys are 128 bits (32 hex digits).
+  const std::string added = after.substr(before.size());
+  CHECK(std::count(added.begin(), added.end(), '\n') == 1);
+  CHECK(before.starts_with("feeddiff versions 3\n"));
+  std::istringstream lines(after);
+  std::size_t keys = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("v\t")) continue;
+    std::istringstream fields(line);
+    std::vector<std::string> cells;
+    for (std::string cell; std::getline(fields, cell, '\t');) cells.push_back(cell);
+    for (std::size_t i = 3; i < cells.size(); ++i, ++keys) {
+      INFO(line);
+      CHECK(cells[i].size() == 32);
+    }
+  }
+  CHECK(keys >= 3);
 }

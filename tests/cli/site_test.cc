@@ -119,11 +119,14 @@ SiteRun run_site(const std::string& archive, const std::string& out) {
   return result;
 }
 
+// The lock file a run holds: rewritten (its pid) by every run, it is no page.
+constexpr const char* kLockFile = ".feeddiff-site.lock";
+
 // Every file of the site with its modification time.
 std::map<std::string, fs::file_time_type> mtimes(const std::string& site) {
   std::map<std::string, fs::file_time_type> out;
   for (const auto& entry : fs::recursive_directory_iterator(site))
-    if (entry.is_regular_file())
+    if (entry.is_regular_file() && entry.path().filename() != kLockFile)
       out[fs::relative(entry.path(), site).string()] = entry.last_write_time();
   return out;
 }
@@ -188,9 +191,13 @@ std::set<std::string> lines_of(const std::string& text) {
 std::map<std::string, std::string> contents(const std::string& site) {
   std::map<std::string, std::string> out;
   for (const auto& entry : fs::recursive_directory_iterator(site))
-    if (entry.is_regular_file())
+    if (entry.is_regular_file() && entry.path().filename() != kLockFile)
       out[fs::relative(entry.path(), site).string()] = slurp(entry.path());
   return out;
+}
+
+std::string history_head(const HistoryArchive& history) {
+  return run({"git", "-C", history.dir(), "rev-parse", "HEAD"}).out.substr(0, 40);
 }
 
 // Every href of a page leads to a file of the site (relative links work from file://).
@@ -254,7 +261,7 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   check_links(site, "history/4.html");
   check_links(site, "changes/" + head + ".html");
   // The 200th change was openai's; its artifact is there byte for byte.
-  CHECK(slurp(site + "/raw/" + head + "/response.xml") ==
+  CHECK(slurp(site + "/raw/" + head + "/response.xml.txt") ==
         run({"git", "-C", history.dir(), "show", head + ":raw/openai/response.xml"}).out);
 
   // Nothing new: nothing written (the source pages are not even rendered: nothing of theirs
@@ -274,7 +281,7 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   const SiteRun third = run_site(history.dir(), site);
   CHECK(third.rendered == 1);
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
-                                          "raw/" + new_head + "/response.xml",
+                                          "raw/" + new_head + "/response.xml.txt",
                                           "sources/openai.html",
                                           "sources/openai/feed.atom",
                                           "sources/openai/1.html",
@@ -347,6 +354,141 @@ TEST_CASE("a crafted site manifest cannot make site remove anything outside its 
   CHECK(std::count(rows.begin(), rows.end(), '\n') == 1);
 }
 
+TEST_CASE("a raw directory that links out of the site is neither written through nor emptied",
+          "[cli][site]") {
+  // The crafted rows above never pass is_commit_id; these ids are real commits, so the
+  // symlink checks themselves are what keep the site inside DIR.
+  HistoryArchive history;
+  int ollama = 1;
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  const std::string kept = history_head(history);
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  const std::string gone = history_head(history);
+  const std::string out = make_temp_dir("site-raw-links");
+  const std::string site = out + "/public";
+  run_site(history.dir(), site);
+
+  // raw/KEPT and raw/GONE lead out of the site, to directories that must stay as they are.
+  for (const char* name : {"kept-target", "gone-target"}) {
+    fs::create_directories(out + "/" + name);
+    spit(out + "/" + name + "/sentinel", "keep me");
+  }
+  for (const auto& [id, target] :
+       {std::pair{kept, "kept-target"}, std::pair{gone, "gone-target"}}) {
+    fs::remove_all(site + "/raw/" + id);
+    fs::create_directory_symlink(out + "/" + target, site + "/raw/" + id);
+  }
+  // KEPT's page is rendered again (its page is missing), GONE's removed (it left the branch).
+  fs::remove(site + "/changes/" + kept + ".html");
+  REQUIRE(run({"git", "-C", history.dir(), "reset", "-q", "--hard", "HEAD~1"}).exit_code == 0);
+  const SiteRun rebuilt = run_site(history.dir(), site);
+  CHECK(rebuilt.full);
+  CHECK(rebuilt.rendered == 1);
+
+  for (const char* name : {"kept-target", "gone-target"}) {
+    INFO(name);
+    std::set<std::string> files;
+    for (const auto& entry : fs::directory_iterator(out + "/" + name))
+      files.insert(entry.path().filename().string());
+    CHECK(files == std::set<std::string>{"sentinel"});
+    CHECK(slurp(out + "/" + name + "/sentinel") == "keep me");
+  }
+  // The kept change's raw copy is in the site, in a directory of its own; the link is gone.
+  CHECK_FALSE(fs::is_symlink(site + "/raw/" + kept));
+  CHECK(slurp(site + "/raw/" + kept + "/response.xml.txt") ==
+        run({"git", "-C", history.dir(), "show", kept + ":raw/ollama/response.xml"}).out);
+  CHECK_FALSE(fs::exists(fs::symlink_status(site + "/raw/" + gone)));
+}
+
+// A body that a browser runs as a page when it is served as XML: XHTML with a script that
+// marks the document.
+constexpr const char* kScriptedXhtml =
+    "<?xml version=\"1.0\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>t"
+    "</title></head><body><script>document.documentElement.setAttribute('data-pwned', "
+    "'1')</script></body></html>\n";
+
+TEST_CASE("a body that is XHTML with a script is published as a text file, never as a page",
+          "[cli][site]") {
+  HistoryArchive history;
+  REQUIRE(history.record_body("ollama", kScriptedXhtml, 1));
+  const std::string head = history_head(history);
+  const std::string site = make_temp_dir("site-xhtml") + "/public";
+  run_site(history.dir(), site);
+
+  CHECK(slurp(site + "/raw/" + head + "/response.xml.txt") == kScriptedXhtml);
+  std::size_t raw_files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(site + "/raw")) {
+    if (!entry.is_regular_file()) continue;
+    INFO(entry.path());
+    CHECK(entry.path().extension() == ".txt");
+    ++raw_files;
+  }
+  CHECK(raw_files == 1);
+  // The link still says what the file is.
+  const std::string page = slurp(site + "/changes/" + head + ".html");
+  CHECK(page.find("<a href=\"../raw/" + head + "/response.xml.txt\">raw/ollama/response.xml</a>") !=
+        std::string::npos);
+  check_links(site, "changes/" + head + ".html");
+}
+
+TEST_CASE("a pushed commit's artifact named x.html is not published, and the run says so",
+          "[cli][site]") {
+  HistoryArchive history;
+  int ollama = 1;
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  {
+    // As someone who can push could commit it: a poll's trailers, a file poll never writes.
+    auto archive = Archive::open(history.dir());
+    REQUIRE(archive);
+    CommitRequest request;
+    request.message =
+        "ollama: changed (10 bytes, HTTP 200)\n\nSource: ollama\nObserved-At: "
+        "2026-01-01T00:00:00.000Z\nStatus: 200\n";
+    request.author_time = request.commit_time = *parse_iso8601("2026-01-01T00:00:00Z");
+    request.files.push_back({"raw/ollama/x.html", kScriptedXhtml});
+    REQUIRE(archive->commit(request));
+  }
+  const std::string head = history_head(history);
+  const std::string site = make_temp_dir("site-crafted-artifact") + "/public";
+  auto r = run_feeddiff({"-C", history.dir(), "site", site});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("site: did not publish 1 raw artifact whose name feeddiff never writes "
+                   "(only response.xml and response.json are published), first "
+                   "raw/ollama/x.html in commit " +
+                   head.substr(0, 12) + "\n") != std::string::npos);
+  // Its change page is there, without a link to a raw copy; no copy under any name.
+  CHECK(fs::exists(site + "/changes/" + head + ".html"));
+  CHECK_FALSE(fs::exists(site + "/raw/" + head));
+  CHECK(slurp(site + "/changes/" + head + ".html").find("x.html</a>") == std::string::npos);
+  check_links(site, "changes/" + head + ".html");
+}
+
+TEST_CASE("a site whose raw copies kept their own names loses them on its next run",
+          "[cli][site]") {
+  HistoryArchive history;
+  int ollama = 1;
+  history.record("ollama", "history-olshansk-ollama-raw", ollama);
+  const std::string head = history_head(history);
+  const std::string site = make_temp_dir("site-old-raw") + "/public";
+  run_site(history.dir(), site);
+  // As a site written before the copies became .txt files left it: layout 2, and the copy
+  // under the artifact's own name, which a host serves as XML.
+  const std::string state_file = site + "/.feeddiff-site/state";
+  std::string state = slurp(state_file);
+  REQUIRE(state.starts_with("feeddiff-site 3 "));
+  state.replace(0, 16, "feeddiff-site 2 ");
+  spit(state_file, state);
+  fs::remove(site + "/raw/" + head + "/response.xml.txt");
+  spit(site + "/raw/" + head + "/response.xml", "the old copy");
+
+  const SiteRun next = run_site(history.dir(), site);
+  CHECK(next.full);
+  CHECK_FALSE(fs::exists(site + "/raw/" + head + "/response.xml"));
+  CHECK(slurp(site + "/raw/" + head + "/response.xml.txt") ==
+        run({"git", "-C", history.dir(), "show", head + ":raw/ollama/response.xml"}).out);
+}
+
 TEST_CASE(
     "site pages a generated archive of 2,500 changes and a run after one commit writes "
     "only what it touched",
@@ -412,7 +554,7 @@ TEST_CASE(
   CHECK_FALSE(second.full);
   CHECK(second.rendered == 1);
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
-                                          "raw/" + new_head + "/response.xml",
+                                          "raw/" + new_head + "/response.xml.txt",
                                           "sources/feed-07.html",
                                           "sources/feed-07/feed.atom",
                                           "sources/feed-07/3.html",

@@ -4,15 +4,24 @@
 // back with Debian's sqlite3 CLI; the hashes are checked against git-history's own recipe in
 // Python.
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_helpers.h"
@@ -316,4 +325,83 @@ TEST_CASE("export-sqlite refuses a database whose item table is not its own", "[
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("its item table has no column 'source'") != std::string::npos);
   CHECK(sql(db, ".schema") == schema);
+}
+
+TEST_CASE("export-sqlite killed in the middle of its transaction leaves the database as it was",
+          "[export]") {
+  HistoryServer feed;
+  CliArchive archive("export-sqlite-killed");
+  REQUIRE(archive({"add", "openai", feed.server.url("/feed.xml")}).exit_code == 0);
+  int version = 1;
+  for (; version <= 4; ++version) poll_version(archive, feed, version);
+  const std::string db = make_temp_dir("export-sqlite-killed-db") + "/feeds.db";
+  export_sqlite(archive, db);
+  const std::string before = sql(db, ".dump");
+  REQUIRE(count(db, "item_version") > 0);
+  // Enough new versions that the next run spends a while inside its transaction.
+  for (; version <= 40; ++version) poll_version(archive, feed, version);
+  const std::string saved = db + ".saved";
+  std::filesystem::copy_file(db, saved);
+
+  // SQLite's rollback journal exists from the transaction's first write to its commit: a
+  // kill while it is there is a kill in the middle. The kills come at ten points, 0 to 270 ms
+  // after the journal appears (a run not yet done by then is killed); a run that ends first
+  // is not counted. After each kill the database must read as it was.
+  const std::string journal = db + "-journal";
+  int killed_inside = 0;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    std::filesystem::copy_file(saved, db, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::remove(journal);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const int null = ::open("/dev/null", O_RDWR);
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      const std::vector<std::string> args = {
+          FEEDDIFF_BINARY, "-C", archive.dir(), "export-sqlite", "openai", "--db", db};
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    // The deadline only catches a hang.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    int status = 0;
+    bool exited = false;
+    while (!exited && std::chrono::steady_clock::now() < deadline &&
+           !std::filesystem::exists(journal)) {
+      exited = ::waitpid(pid, &status, WNOHANG) == pid;
+      if (!exited) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const auto kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(30 * attempt);
+    while (!exited && std::chrono::steady_clock::now() < kill_at) {
+      exited = ::waitpid(pid, &status, WNOHANG) == pid;
+      if (!exited) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (!exited) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    if (!WIFSIGNALED(status)) continue;
+    ++killed_inside;
+    INFO("killed " << 30 * attempt << " ms after the journal appeared");
+    // What a reader sees (opening it rolls the journal back): the rows of the first run, all
+    // of them, and nothing of the killed one.
+    CHECK(sql(db, "pragma integrity_check") == "ok\n");
+    CHECK(sql(db, ".dump") == before);
+  }
+  REQUIRE(killed_inside > 0);
+
+  // The next run adds everything, as if the killed one had never started.
+  export_sqlite(archive, db);
+  const Walk all = walk(archive, "openai");
+  CHECK(count(db, "commits") == all.commits);
+  CHECK(count(db, "item") == all.items);
+  CHECK(count(db, "item_version") == all.versions);
+  CHECK(count(db, "item_changed") == all.changed);
 }

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <memory>
 
+#include "core/failpoint.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff::test;
@@ -123,4 +125,95 @@ TEST_CASE("a redirect is not adopted over uncommitted edits of feeddiff.toml, an
         std::string::npos);
   CHECK(slurp(archive.dir() + "/feeddiff.toml") == replaced(edited, old_url, new_url));
   CHECK(archive.git({"status", "--porcelain"}).out.empty());
+}
+
+namespace {
+
+// A poll as if the source's own URL were on the Internet: a build made for tests counts the
+// address the source's URL connects to (127.0.0.1 here) as public when
+// FEEDDIFF_TEST_PUBLIC_ORIGIN is set (src/fetch/transfer.cc). Only loopback is ever reached.
+RunResult poll_from_public(const CliArchive& archive, const char* now) {
+  return run_feeddiff(
+      {"-C", archive.dir(), "poll", "--force"},
+      {{"FEEDDIFF_NOW", now}, {"NO_COLOR", "1"}, {"FEEDDIFF_TEST_PUBLIC_ORIGIN", "1"}});
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a redirect from a public origin into loopback is refused: nothing fetched there is "
+    "committed, and the redirect is never adopted",
+    "[poll]") {
+  if (!feeddiff::failpoints_built()) {
+    WARN("a build not made for tests ignores FEEDDIFF_TEST_PUBLIC_ORIGIN: nothing to check");
+    return;
+  }
+  auto target = std::make_shared<std::string>();
+  HttpServer server([target](const RecordedRequest& request) {
+    if (request.target == "/old") return Reply{.status = 301, .headers = {{"Location", *target}}};
+    return Reply{.body = rss("inside")};
+  });
+  // By a name that resolves to 127.0.0.1 (a new connection, refused before it is made), and
+  // to the origin's own host and port (libcurl re-uses the connection: the answer is refused
+  // before its body is read).
+  const std::string by_name = "http://localhost:" + std::to_string(server.port()) + "/inside";
+  for (const std::string& inside : {by_name, server.url("/inside")}) {
+    INFO(inside);
+    *target = inside;
+    CliArchive archive("redirect-private", kTimes[0]);
+    const std::string old_url = server.url("/old");
+    REQUIRE(archive({"add", "moving", old_url}).exit_code == 0);
+    const std::size_t requests_before = server.request_count();
+    for (const char* now : kTimes) {
+      auto r = poll_from_public(archive, now);
+      INFO(r.out << r.err);
+      CHECK(r.exit_code == 1);
+      // localhost may be tried as ::1 and as 127.0.0.1: the message names the last refused.
+      const std::string said = r.out + r.err;
+      CHECK(said.find(old_url + ": refused to follow the redirect to " + inside +
+                      ": it leads to ") != std::string::npos);
+      CHECK((said.find("it leads to 127.0.0.1, a loopback address") != std::string::npos ||
+             said.find("it leads to ::1, a loopback address") != std::string::npos));
+      CHECK(said.find("(a source whose feed really moved there can allow it: "
+                      "allow_private_redirects = true)") != std::string::npos);
+    }
+    if (inside == by_name) {
+      // Nothing was sent there: only /old was asked, once a poll.
+      const auto seen = server.requests();
+      CHECK(seen.size() - requests_before == 4);
+      for (std::size_t i = requests_before; i < seen.size(); ++i) CHECK(seen[i].target == "/old");
+    }
+    CHECK(archive.git({"log", "--format=%s", "--", "raw/"}).out.empty());
+    CHECK(archive.git({"show", "HEAD:feeddiff.toml"}).out.find("url = \"" + old_url + "\"") !=
+          std::string::npos);
+    auto st = status_json(archive, "moving");
+    CHECK(st["url"] == old_url);
+    CHECK((!st.contains("pending_redirect") || st["pending_redirect"].is_null()));
+  }
+}
+
+TEST_CASE("a source with allow_private_redirects = true follows a redirect into loopback",
+          "[poll]") {
+  if (!feeddiff::failpoints_built()) {
+    WARN("a build not made for tests ignores FEEDDIFF_TEST_PUBLIC_ORIGIN: nothing to check");
+    return;
+  }
+  auto target = std::make_shared<std::string>();
+  HttpServer server([target](const RecordedRequest& request) {
+    if (request.target == "/old") return Reply{.status = 302, .headers = {{"Location", *target}}};
+    return Reply{.body = rss("inside")};
+  });
+  *target = "http://localhost:" + std::to_string(server.port()) + "/inside";
+  CliArchive archive("redirect-private-allowed", kTimes[0]);
+  REQUIRE(archive({"add", "moving", server.url("/old")}).exit_code == 0);
+  // The key goes in the file's one table, [sources.moving].
+  commit_config(archive,
+                slurp(archive.dir() + "/feeddiff.toml") + "allow_private_redirects = true\n");
+
+  auto r = poll_from_public(archive, kTimes[0]);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(archive.git({"log", "--format=%s", "--", "raw/"}).out.starts_with("moving: "));
+  REQUIRE(server.request_count() == 2);
+  CHECK(server.requests().back().target == "/inside");
 }
