@@ -299,8 +299,9 @@ class Archive {
   /// only if nobody moved it meanwhile, to the last new commit (a fast-forward when the branch has
   /// nothing upstream lacks), after pointing kUnsyncedRef at where it was; then brings the index,
   /// work tree and source index in step. Errc::git, the branch unmoved, when the two share
-  /// no history or a merge commit lies among the local ones. Hold the ArchiveLock; not
-  /// during a batch.
+  /// no history or a merge commit lies among the local ones; Errc::conflict, the branch
+  /// unmoved, when the replay would change feeddiff.toml and it has edits not committed
+  /// (the checkout would lose them). Hold the ArchiveLock; not during a batch.
   Result<ReplayReport> replay_onto(std::string_view upstream, const ReplayMerge& merge);
   /// Deletes a ref (refs/...) if it exists.
   Status delete_ref(std::string_view name);

@@ -28,7 +28,9 @@ Result<int> run_clone(const Globals& globals, const std::string& url, std::strin
   if (dir.empty() || dir == "." || dir == "..")
     return Error{Errc::usage, "cannot tell a directory from that URL: name one (clone URL DIR)"};
   const std::string shown_url = mask_url_credentials(url);
-  auto cloned = run_git({"clone", "--quiet", "--", url, dir}, globals.dir);
+  auto timeout = git_timeout_from_env();
+  if (!timeout) return timeout.error();
+  auto cloned = run_git({"clone", "--quiet", "--", url, dir}, globals.dir, *timeout);
   if (!cloned) return cloned.error();
   if (!*cloned)
     return Error{Errc::io,
@@ -73,11 +75,12 @@ Command clone_command(CLI::App& root, const Globals& globals) {
   app->add_option("DIR", *dir, "Where to put it (default: as git clone names it)");
   app->footer(
       R"(Runs `git clone` (so ssh keys, credential helpers and proxies work as you set them up
-for git; it never prompts), then rebuilds .git/feeddiff/state.json, which is not in the
-repository, from history: each source's ETag and Last-Modified from the Response-Header
-trailers of its last recorded version, and its next poll from the recorded Cache-Control
-max-age, Expires or RSS <ttl>. The new poller's first requests are therefore conditional:
-a fleet that gains a machine does not refetch every feed in full.
+for git; it never prompts, and it is stopped after FEEDDIFF_GIT_TIMEOUT, default 10m), then
+rebuilds .git/feeddiff/state.json, which is not in the repository, from history: each
+source's ETag and Last-Modified from the Response-Header trailers of its last recorded
+version, and its next poll from the recorded Cache-Control max-age, Expires or RSS <ttl>.
+The new poller's first requests are therefore conditional: a fleet that gains a machine
+does not refetch every feed in full.
 
 Credentials in URL are masked in feeddiff's output (git itself keeps the URL you give in
 .git/config: prefer a credential helper).

@@ -192,14 +192,15 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   auto report = lock ? poll(*archive, options, *lock) : poll(*archive, options);
   progress.erase();
   if (!report) return report.error();
-  std::optional<Result<SyncReport>> synced;
+  std::optional<SyncReport> synced;
   if (lock) {
     synced.emplace(sync_archive(*archive, sync_options, *lock));
     lock.reset();  // the hooks below take it for themselves
-    if (*synced)
-      for (auto& o : report->sources)
-        if (auto it = (*synced)->renamed.find(o.commit); it != (*synced)->renamed.end())
-          o.commit = it->second;
+    // Even when the sync stopped on an error after replaying: the hooks get the ids the
+    // branch has now.
+    for (auto& o : report->sources)
+      if (auto it = synced->renamed.find(o.commit); it != synced->renamed.end())
+        o.commit = it->second;
   }
   for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
   if (report->sources.empty() && !flags.quiet) {
@@ -237,12 +238,12 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   int code = report->failures() || after_poll_failures ? 1 : 0;
   if (synced) {
     std::fflush(stdout);
-    if (!*synced) return synced->error();  // the poll's commits are kept: exit 2 all the same
-    if (!(*synced)->failure.empty()) {
-      std::fputs(escape_terminal("sync: " + (*synced)->failure).append("\n").c_str(), stderr);
+    if (synced->error) return *synced->error;  // the poll's commits are kept: exit 2 all the same
+    if (!synced->failure.empty()) {
+      std::fputs(escape_terminal("sync: " + synced->failure).append("\n").c_str(), stderr);
       code = 1;
     } else if (!flags.quiet) {
-      write_out(escape_terminal(sync_summary(**synced)) + "\n");
+      write_out(escape_terminal(sync_summary(*synced)) + "\n");
     }
   }
   return code;
@@ -314,7 +315,9 @@ Retry-After and backoff hold across the fleet; `shard = K` in a source's table p
 `feeddiff status --shard K/N` shows each source's shard. With --sync, each poll then
 publishes its commits to the shared branch of the git remote (`feeddiff sync --help`), in
 the same locked step: one push per poll round, which suits hosts that limit pushes. The exit
-code is the worse of the poll's and the sync's. See docs/fleet.md.
+code is the worse of the poll's and the sync's. Each git command is stopped after
+FEEDDIFF_GIT_TIMEOUT (default 10m), so a stalled remote never keeps the lock. See
+docs/fleet.md.
 
 Cron:
   */10 * * * * feeddiff -C ~/feeds poll --quiet

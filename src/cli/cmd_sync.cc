@@ -29,13 +29,13 @@ Result<int> run_sync(const Globals& globals, const SyncFlags& flags) {
   auto lock = ArchiveLock::acquire(*archive, flags.wait);
   if (!lock) return lock.error();
   auto report = sync_archive(*archive, options, *lock);
-  if (!report) return report.error();
-  if (!report->failure.empty()) {
+  if (report.error) return *report.error;
+  if (!report.failure.empty()) {
     std::fflush(stdout);
-    std::fputs(escape_terminal("sync: " + report->failure).append("\n").c_str(), stderr);
+    std::fputs(escape_terminal("sync: " + report.failure).append("\n").c_str(), stderr);
     return 1;
   }
-  if (!flags.quiet) write_out(escape_terminal(sync_summary(*report)) + "\n");
+  if (!flags.quiet) write_out(escape_terminal(sync_summary(report)) + "\n");
   return 0;
 }
 
@@ -64,14 +64,22 @@ What it does, under the archive's lock:
      feeddiff.toml is merged source table by source table.
   3. git push REMOTE HEAD:BRANCH, never forced. When another poller pushed first, it
      fetches and replays again after a short random wait that doubles each time (50 ms to
-     2 s), up to --tries times.
+     2 s), up to --tries times. A push the remote refuses for another reason (a hook, a
+     protected branch) is not retried: the remote's reason is printed at once.
+
+Every git command runs in a process group of its own and is stopped (with all it started)
+after FEEDDIFF_GIT_TIMEOUT (a duration; default 10m), so a stalled remote never keeps the
+archive locked. git never prompts: GIT_TERMINAL_PROMPT=0, ssh in batch mode, and an http
+transfer below 1000 bytes/s for 60 s is aborted, unless you configured otherwise (see
+docs/fleet.md). A sync refuses to replace a feeddiff.toml with edits not committed here.
 
 What it refuses (exit 2, nothing changed): a remote branch that no longer descends from
-what this archive last saw of it (someone rewrote or force-pushed it), and a source table
-of feeddiff.toml edited here and on the remote since they last met.
+what this archive last saw of it (someone rewrote or force-pushed it), a source table
+of feeddiff.toml edited here and on the remote since they last met, and a remote change of
+feeddiff.toml while this one has edits not committed (commit or undo them first).
 
-Exit codes: 0 published (or nothing to publish); 1 the remote could not be reached or
-kept rejecting the push: one line on stderr, and every local commit stays for the next
+Exit codes: 0 published (or nothing to publish); 1 the remote could not be reached in
+time, refused the push or kept rejecting it: one line on stderr, and every local commit stays for the next
 sync; 2 refused or an error.
 
 Examples:

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+
 namespace feeddiff::fetch_detail::curl {
 
 namespace {
@@ -58,6 +60,18 @@ Loaded load_once() {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> as_7_80{false};
+}  // namespace
+
+void act_as_7_80(bool on) {
+  as_7_80.store(on);
+}
+
+bool acting_as_7_80() {
+  return as_7_80.load(std::memory_order_relaxed);
+}
 
 const Functions* load(std::string* why) {
   static const Loaded loaded = load_once();

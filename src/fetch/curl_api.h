@@ -58,8 +58,18 @@ inline CURL* easy_init() {
 inline void easy_cleanup(CURL* h) {
   fn().easy_cleanup(h);
 }
+/// For tests: while on, easy_setopt refuses the options libcurl added after 7.80 that fetch
+/// sets (CURLOPT_PROTOCOLS_STR, CURLOPT_REDIR_PROTOCOLS_STR) with CURLE_UNKNOWN_OPTION, as
+/// libcurl 7.80 to 7.84 do, so that the fallback for those versions runs here too.
+void act_as_7_80(bool on);
+/// Whether act_as_7_80 is on.
+bool acting_as_7_80();
+
 template <class T>
 CURLcode easy_setopt(CURL* h, CURLoption option, T value) {
+  if ((option == CURLOPT_PROTOCOLS_STR || option == CURLOPT_REDIR_PROTOCOLS_STR) &&
+      acting_as_7_80())
+    return CURLE_UNKNOWN_OPTION;
   return fn().easy_setopt(h, option, value);
 }
 template <class T>

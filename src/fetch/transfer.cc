@@ -240,6 +240,22 @@ Error internal_error(const FetchRequest& request, std::string_view what) {
   return Error{Errc::internal, fmt::format("{}: {}", redact_url(request.url), what)};
 }
 
+// Allows http and https only, for the request and every redirect. The _STR options came
+// with libcurl 7.85; 7.80 to 7.84 (the oldest the package accepts; Ubuntu 22.04 has 7.81)
+// refuse them as unknown, and take the bitmask options they replaced instead.
+CURLcode allow_http_only(CURL* h) {
+  CURLcode c = curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (c == CURLE_OK) c = curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  if (c != CURLE_UNKNOWN_OPTION) return c;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const long http_only = CURLPROTO_HTTP | CURLPROTO_HTTPS;
+  c = curl::easy_setopt(h, CURLOPT_PROTOCOLS, http_only);
+  if (c == CURLE_OK) c = curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS, http_only);
+#pragma GCC diagnostic pop
+  return c;
+}
+
 // Makes the easy handle for a request; the request's URL has passed check_url.
 std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   const FetchRequest& r = t.request;
@@ -279,8 +295,7 @@ std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   check(curl::easy_setopt(h, CURLOPT_PRIVATE, &t));
   check(curl::easy_setopt(h, CURLOPT_ERRORBUFFER, t.errbuf));
   check(curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L));
-  check(curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"));
-  check(curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"));
+  check(allow_http_only(h));
   check(curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, r.max_redirects > 0 ? 1L : 0L));
   check(curl::easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(std::max(r.max_redirects, 0))));
   // Politeness (DESIGN.md): no Referer, no cookie engine (no CURLOPT_COOKIEFILE is set), and

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -1396,6 +1397,18 @@ Result<ReplayReport> Archive::replay_onto(std::string_view upstream, const Repla
   report.replayed = report.ahead = local.size();
   const git_oid new_head = *git_commit_id(tip.get());
   report.head = git::to_hex(new_head);
+  // The checkout below forces the paths the replay changes: an edit of feeddiff.toml not
+  // committed here would be lost without a word (poll leaves such edits alone too).
+  auto paths = changed_files(repo, head->value().get(), tip.get());
+  if (!paths) return paths.error();
+  if (std::find(paths->begin(), paths->end(), "feeddiff.toml") != paths->end()) {
+    auto dirty = uncommitted("feeddiff.toml");
+    if (!dirty) return dirty.error();
+    if (*dirty)
+      return Error{Errc::conflict,
+                   "feeddiff.toml has edits not committed, which the remote's version would "
+                   "overwrite: commit or undo them, then sync again (nothing was changed)"};
+  }
 
   if (!written.empty()) {
     // One durable pack before the branch moves; then the loose copies go (a kill in between
@@ -1419,8 +1432,6 @@ Result<ReplayReport> Archive::replay_onto(std::string_view upstream, const Repla
       return git::last_error(fmt::format("writing {}", kUnsyncedRef));
     git_reference_free(ref);
   }
-  auto paths = changed_files(repo, head->value().get(), tip.get());
-  if (!paths) return paths.error();
   (void)private_dir();
   if (auto ok = write_file_atomic(impl_->checkout_marker(), join_lines(*paths)); !ok)
     return ok.error();

@@ -22,7 +22,8 @@
 // Indexing a commit: the `raw` entry of its root tree against its first parent's (root trees
 // are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
 // feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
-// Source: S; poll writes nothing but raw/S/ in one) touches S alone; anything else (a user's
+// Source: S; poll writes nothing but raw/S/ in one) touches S alone, once the two raw/
+// trees, entry by entry, say so too (that metadata can be forged); anything else (a user's
 // commit, an amended or rebased one, remove/import, migrate, a hand edit) is indexed by
 // comparing the sources' directories with its parent's, each found in its layout (raw_diff). Only
 // first-parent history is indexed: a merge on the chain makes the index decline and the caller
@@ -45,6 +46,7 @@
 #include <sstream>
 
 #include "core/failpoint.h"
+#include "feeddiff/core.h"
 #include "feeddiff/message.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
@@ -342,6 +344,60 @@ Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& b
   return out;
 }
 
+// Whether two `raw` trees (null: none) differ in source's directory alone: raw/<source>/, or
+// raw/<hh>/<source>/ with nothing else of its bucket changed. What a version commit's
+// metadata claims is believed only when its tree says the same: anyone can write a commit
+// under feeddiff's name with a poll's title, and have it rewrite other sources too. The
+// entries are compared in their order, without copies: the cost is the entry count of raw/
+// (and of one bucket), about what reading the tree costs already. false on any doubt (the
+// caller then runs raw_diff).
+bool differs_only_in(git_repository* repo, const git_tree* before, const git_tree* after,
+                     std::string_view source, bool top) {
+  const std::size_t nb = before ? git_tree_entrycount(before) : 0;
+  const std::size_t na = after ? git_tree_entrycount(after) : 0;
+  const std::string bucket = top ? fanout_bucket(source) : std::string();
+  bool seen = false;
+  for (std::size_t i = 0, j = 0; i < nb || j < na;) {
+    const git_tree_entry* eb = i < nb ? git_tree_entry_byindex(before, i) : nullptr;
+    const git_tree_entry* ea = j < na ? git_tree_entry_byindex(after, j) : nullptr;
+    const int cmp = !eb ? 1 : !ea ? -1 : git_tree_entry_cmp(eb, ea);
+    if (cmp == 0) {
+      ++i;
+      ++j;
+      if (git_oid_equal(git_tree_entry_id(eb), git_tree_entry_id(ea)) &&
+          git_tree_entry_filemode(eb) == git_tree_entry_filemode(ea))
+        continue;
+    } else if (cmp < 0) {
+      ea = nullptr;
+      ++i;
+    } else {
+      eb = nullptr;
+      ++j;
+    }
+    const git_tree_entry* any = eb ? eb : ea;
+    const std::string_view name = git_tree_entry_name(any);
+    const bool trees = (!eb || git_tree_entry_type(eb) == GIT_OBJECT_TREE) &&
+                       (!ea || git_tree_entry_type(ea) == GIT_OBJECT_TREE);
+    if (!trees || seen) return false;
+    seen = true;
+    if (name == source) continue;
+    if (!top || name != bucket) return false;
+    // The source's bucket: inside it, the source's directory alone.
+    git::TreePtr inner_before, inner_after;
+    for (auto [entry, out] : {std::pair{eb, &inner_before}, std::pair{ea, &inner_after}}) {
+      if (!entry) continue;
+      git_tree* t = nullptr;
+      if (git_tree_lookup(&t, repo, git_tree_entry_id(entry)) != 0) {
+        git_error_clear();
+        return false;
+      }
+      out->reset(t);
+    }
+    if (!differs_only_in(repo, inner_before.get(), inner_after.get(), source, false)) return false;
+  }
+  return seen;
+}
+
 // The first-parent chain from head back to the tip (not included), or to the root when there
 // is no tip or the tip is not on it, as a catch-up walks it first: newest first, keeping only
 // every chunk-th id, so that it can be walked again a chunk at a time, oldest chunk first.
@@ -391,6 +447,8 @@ Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t
     return true;
   }
   git_oid previous = chain.before_first;
+  git::TreePtr previous_tree;  // the tree previous_tree_id names, once read
+  git_oid previous_tree_id{};  // zero: no tree (the root's parent)
   std::uint32_t depth = base_depth;
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
     const std::size_t size = std::min(chunk, chain.count - j * chunk);
@@ -409,7 +467,29 @@ Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t
     for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
       std::vector<std::string> names;
       if (!git_oid_equal(&previous, &it->raw)) {
+        bool believed = false;
         if (!it->source.empty()) {
+          // Each raw tree is read once: this commit's is the next one's "before".
+          if (!git_oid_equal(&previous_tree_id, &previous)) {
+            previous_tree.reset();
+            previous_tree_id = previous;
+            if (git_oid_is_zero(&previous) != 1) {
+              git_tree* t = nullptr;
+              if (git_tree_lookup(&t, repo, &previous) != 0) return git::last_error("reading raw/");
+              previous_tree.reset(t);
+            }
+          }
+          git::TreePtr tree;
+          if (git_oid_is_zero(&it->raw) != 1) {
+            git_tree* t = nullptr;
+            if (git_tree_lookup(&t, repo, &it->raw) != 0) return git::last_error("reading raw/");
+            tree.reset(t);
+          }
+          believed = differs_only_in(repo, previous_tree.get(), tree.get(), it->source, true);
+          previous_tree = std::move(tree);
+          previous_tree_id = it->raw;
+        }
+        if (believed) {
           names.push_back(it->source);
         } else {
           auto diff = raw_diff(repo, previous, it->raw);

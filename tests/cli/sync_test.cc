@@ -1,9 +1,19 @@
 // feeddiff sync and poll --sync: pollers that each own a shard meet in one branch of a real
 // git remote (git daemon on loopback), under contention and faults.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -172,24 +182,23 @@ TEST_CASE("four pollers syncing their shards for five rounds leave every version
 }
 
 TEST_CASE("eight pollers racing to push each publish within their tries", "[cli][sync]") {
+  // One round: eight pushes at once, seven of them lose at least one race. (That the tries
+  // can run out: "a writer that always wins the race makes sync give up after its tries".)
   Fleet fleet(8, 1);
-  for (int round = 1; round <= 1; ++round) {
-    fleet.feeds.round = round;
-    // The default backoff (50 ms doubling to 2 s) and tries (10), as installed.
-    std::vector<RunResult> results(fleet.pollers.size());
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < fleet.pollers.size(); ++k)
-      threads.emplace_back([&, k] {
-        results[k] = run_feeddiff({"-C", fleet.pollers[k], "poll", "--shard",
-                                   std::to_string(k) + "/8", "--force", "--sync"},
-                                  {{"NO_COLOR", "1"}});
-      });
-    for (auto& t : threads) t.join();
-    for (std::size_t k = 0; k < results.size(); ++k) {
-      INFO("round " << round << " poller " << k << ": " << results[k].out << results[k].err);
-      CHECK(results[k].exit_code == 0);
-      CHECK_THAT(results[k].out, Catch::Contains("Synced with origin/main"));
-    }
+  // The default backoff (50 ms doubling to 2 s) and tries (10), as installed.
+  std::vector<RunResult> results(fleet.pollers.size());
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < fleet.pollers.size(); ++k)
+    threads.emplace_back([&, k] {
+      results[k] = run_feeddiff({"-C", fleet.pollers[k], "poll", "--shard",
+                                 std::to_string(k) + "/8", "--force", "--sync"},
+                                {{"NO_COLOR", "1"}});
+    });
+  for (auto& t : threads) t.join();
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    INFO("poller " << k << ": " << results[k].out << results[k].err);
+    CHECK(results[k].exit_code == 0);
+    CHECK_THAT(results[k].out, Catch::Contains("Synced with origin/main"));
   }
   const auto versions = versions_on(fleet.remote());
   CHECK(versions.size() == 8);
@@ -444,6 +453,216 @@ TEST_CASE("a webhook the remote changes is not called, and a moved URL gets no c
                                          std::to_string(thief.port())));
   std::lock_guard<std::mutex> hold(mutex);
   CHECK(stolen == std::vector<std::string>{"/private -"});
+}
+
+// An executable script at path.
+void script(const std::string& path, const std::string& text) {
+  spit(path, "#!/bin/sh\n" + text);
+  REQUIRE(::chmod(path.c_str(), 0755) == 0);
+}
+
+// Whether a process whose command line holds text is still running, waiting up to 10 s for
+// the last to go (a killed process takes a moment to be reaped).
+bool process_with(const std::string& text) {
+  for (int i = 0; i < 200; ++i) {
+    bool found = false;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(e.path() / "cmdline", std::ios::binary);
+      const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+      found = found || cmdline.find(text) != std::string::npos;
+    }
+    if (!found) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+TEST_CASE("a remote that never answers stops sync at its git deadline with nothing left running",
+          "[cli][sync]") {
+  Fleet fleet(1, 1);
+  const std::string& p = fleet.pollers[0];
+  // A listening socket nobody accepts from: connections complete, then nothing is said.
+  // It closes after 60 s (a sync without a deadline then fails otherwise, not hangs).
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 16) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/feeds.git";
+  std::mutex m;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::thread closer([&] {
+    std::unique_lock lock(m);
+    done_cv.wait_for(lock, std::chrono::seconds(60), [&] { return done; });
+    ::close(listener);
+  });
+  REQUIRE(run({"git", "-C", p, "remote", "set-url", "origin", url}).exit_code == 0);
+  Env env = kEnv;
+  env.emplace_back("FEEDDIFF_GIT_TIMEOUT", "2s");
+
+  auto r = run_feeddiff({"-C", p, "poll", "--force", "--sync"}, env);
+  const bool left = process_with(url);
+  {
+    std::lock_guard lock(m);
+    done = true;
+  }
+  done_cv.notify_all();
+  closer.join();
+
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("sync: cannot fetch from origin"));
+  CHECK_THAT(r.err, Catch::Contains("git fetch ran past its deadline of 2s"));
+  CHECK_FALSE(left);  // git-remote-http, git's child, went with it
+  // The lock went with the process: the next sync runs (and fails the same way, quickly).
+  auto again = run_feeddiff({"-C", p, "sync"}, env);
+  CHECK_THAT(again.err, Catch::Contains("ran past its deadline"));
+}
+
+TEST_CASE("a sync over an edit of feeddiff.toml not committed refuses and keeps the edit",
+          "[cli][sync]") {
+  Fleet fleet(2, 1);
+  const std::string a = fleet.pollers[0], b = fleet.pollers[1];
+  REQUIRE(run_feeddiff({"-C", b, "add", "extra-b", fleet.feeds.server.url("/xb")}).exit_code == 0);
+  REQUIRE(run_feeddiff({"-C", b, "sync"}, kEnv).exit_code == 0);
+  const std::string edited = slurp(a + "/feeddiff.toml") + "# mine, not committed yet\n";
+  spit(a + "/feeddiff.toml", edited);
+  const std::string head = run({"git", "-C", a, "rev-parse", "HEAD"}).out;
+
+  auto r = run_feeddiff({"-C", a, "sync"}, kEnv);
+
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::Contains("feeddiff.toml has edits not committed"));
+  CHECK(slurp(a + "/feeddiff.toml") == edited);
+  CHECK(run({"git", "-C", a, "rev-parse", "HEAD"}).out == head);
+  // Committed, it is merged with the remote's as any local edit is.
+  REQUIRE(
+      run({"git", "-C", a, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "note"})
+          .exit_code == 0);
+  auto merged = run_feeddiff({"-C", a, "sync"}, kEnv);
+  INFO(merged.err);
+  CHECK(merged.exit_code == 0);
+  CHECK_THAT(slurp(a + "/feeddiff.toml"), Catch::Contains("[sources.extra-b]"));
+}
+
+TEST_CASE("a push the remote refuses by policy fails at once with the remote's reason",
+          "[cli][sync]") {
+  Fleet fleet(1, 1);
+  const std::string& p = fleet.pollers[0];
+  REQUIRE(run_feeddiff({"-C", p, "poll", "--force"}, kEnv).exit_code == 0);
+  const std::string tries = fleet.base + "/hook-runs";
+  script(fleet.remote() + "/hooks/pre-receive",
+         "echo run >> '" + tries +
+             "'\n"
+             "printf 'pushes are frozen \\033]0;pwned\\007until Monday\\n' >&2\nexit 1\n");
+
+  auto r = run_feeddiff({"-C", p, "sync", "--tries", "5"}, kEnv);
+
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("sync: origin ("));
+  CHECK_THAT(r.err, Catch::Contains("refused the push: [remote rejected] (pre-receive hook "
+                                    "declined): pushes are frozen"));
+  CHECK_THAT(r.err, Catch::Contains("1 local commit stay"));
+  CHECK(r.err.find('\x1b') == std::string::npos);  // the server's words, escaped
+  CHECK(count_lines(slurp(tries)) == 1);           // one try, no retry
+}
+
+TEST_CASE("a writer that always wins the race makes sync give up after its tries", "[cli][sync]") {
+  Fleet fleet(1, 1);
+  const std::string& p = fleet.pollers[0];
+  REQUIRE(run_feeddiff({"-C", p, "poll", "--force"}, kEnv).exit_code == 0);
+  const std::string tries = fleet.base + "/hook-runs";
+  // Each push finds the branch moved under it: the hook commits on top first.
+  script(
+      fleet.remote() + "/hooks/pre-receive",
+      "unset GIT_QUARANTINE_PATH GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES\n"
+      "export GIT_AUTHOR_NAME=racer GIT_AUTHOR_EMAIL=r@r GIT_COMMITTER_NAME=racer "
+      "GIT_COMMITTER_EMAIL=r@r\n"
+      "echo run >> '" +
+          tries +
+          "'\n"
+          "tip=$(git rev-parse refs/heads/main)\n"
+          "git update-ref refs/heads/main $(git commit-tree -p $tip -m racer $tip^{tree}) $tip\n");
+
+  auto r = run_feeddiff({"-C", p, "sync", "--tries", "2"}, kEnv);
+
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::Contains("origin/main rejected 2 pushes in a row"));
+  CHECK_THAT(r.err, Catch::Contains("1 local commit stay"));
+  CHECK(count_lines(slurp(tries)) == 2);
+}
+
+TEST_CASE("a git file in the work tree never runs, even with . in PATH", "[cli][sync]") {
+  Fleet fleet(1, 1);
+  const std::string& p = fleet.pollers[0];
+  const std::string marker = fleet.base + "/committed-git-ran";
+  script(p + "/git", "touch '" + marker + "'\n");
+  REQUIRE(run({"git", "-C", p, "add", "git"}).exit_code == 0);
+  REQUIRE(run({"git", "-C", p, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm",
+               "a git of its own"})
+              .exit_code == 0);
+  for (const std::string path : {".:", ":"}) {
+    Env env = kEnv;
+    env.emplace_back("PATH", path + std::getenv("PATH"));
+
+    auto r = run_feeddiff({"-C", p, "sync"}, env);
+
+    INFO(path << ": " << r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(std::filesystem::exists(marker));
+  }
+  CHECK(run({"git", "-C", fleet.remote(), "cat-file", "-e", "main:git"}).exit_code == 0);
+}
+
+TEST_CASE("pending notifications follow the replayed commits even when the sync dies after",
+          "[cli][sync]") {
+  Fleet fleet(2, 1);
+  const std::string& p = fleet.pollers[0];
+  // A hook that fails: the change's notification stays pending, by commit id.
+  spit(p + "/feeddiff.toml", slurp(p + "/feeddiff.toml") + "[notify]\nexec = \"exit 3\"\n");
+  REQUIRE(
+      run({"git", "-C", p, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a hook"})
+          .exit_code == 0);
+  REQUIRE(run_feeddiff({"-C", p, "poll", "--shard", "0/2", "--force"}, kEnv).exit_code == 1);
+  const std::string before = run({"git", "-C", p, "rev-parse", "HEAD"}).out.substr(0, 40);
+  const std::string state = p + "/.git/feeddiff/state.json";
+  REQUIRE_THAT(slurp(state), Catch::Contains(before));
+  // Another poller publishes first, so this sync replays; then it dies before the push.
+  REQUIRE(
+      run_feeddiff({"-C", fleet.pollers[1], "poll", "--shard", "1/2", "--force", "--sync"}, kEnv)
+          .exit_code == 0);
+  const std::string bin = fleet.base + "/bin";
+  std::filesystem::create_directories(bin);
+  const std::string real_git = run({"sh", "-c", "command -v git"}).out;
+  script(bin + "/git",
+         "for a in \"$@\"; do [ \"$a\" = push ] && { kill -9 $PPID; exit 1; }; "
+         "done\nexec " +
+             real_git.substr(0, real_git.find('\n')) + " \"$@\"\n");
+  Env env = kEnv;
+  env.emplace_back("PATH", bin + ":" + std::getenv("PATH"));
+
+  auto died = run_feeddiff({"-C", p, "sync"}, env);
+
+  REQUIRE(died.exit_code == 128 + 9);
+  const std::string after = run({"git", "-C", p, "rev-parse", "HEAD"}).out.substr(0, 40);
+  REQUIRE(after != before);  // replayed
+  CHECK_THAT(slurp(state), Catch::Contains(after));
+  CHECK(slurp(state).find(before) == std::string::npos);
 }
 
 }  // namespace
