@@ -35,6 +35,17 @@ struct Hunk {
   std::vector<DiffLine> lines;  ///< context, removed and added lines in order
 };
 
+/// The hash diff's tables use for text that comes from feeds (item ids, field names, words,
+/// lines): SipHash-1-3 under a key drawn at random once per process. libstdc++'s std::hash
+/// has a fixed seed and admits collisions whatever the seed, so a feed could choose ids that
+/// all collide and make matching quadratic. The tables are only looked up, never walked in
+/// their order, so what diff returns does not depend on the key.
+struct TextHash {
+  using is_transparent = void;  ///< hashes std::string and std::string_view alike
+  /// The hash of the bytes of `text`.
+  std::size_t operator()(std::string_view text) const noexcept;
+};
+
 /// Knobs of the line diff.
 struct DiffOptions {
   std::size_t context = 3;  ///< context lines around each change, as `diff -U3`

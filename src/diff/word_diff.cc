@@ -153,7 +153,7 @@ const char* word_kind_name(WordRun::Kind kind) {
 
 std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text) {
   const std::vector<std::string_view> a = tokens(old_text), b = tokens(new_text);
-  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::unordered_map<std::string_view, std::uint32_t, TextHash> ids;
   auto as_lines = [&ids](const std::vector<std::string_view>& toks) {
     std::string lines;
     lines.reserve(toks.size() * 4);
