@@ -127,7 +127,10 @@ FieldChange field_change(const Item& a, const Item& b, const std::string& field)
     c.text = true;
     const std::string& old_html = field == "summary" ? a.summary : a.content;
     const std::string& new_html = field == "summary" ? b.summary : b.content;
-    c.words = excerpt_words(diff_words(readable_text(old_html), readable_text(new_html)));
+    std::size_t not_compared = 0;
+    c.words =
+        excerpt_words(diff_words(readable_text(old_html), readable_text(new_html), &not_compared));
+    c.words.not_compared_chars = not_compared;
     return c;
   }
   if (field == "title") {
