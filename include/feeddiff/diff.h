@@ -35,6 +35,17 @@ struct Hunk {
   std::vector<DiffLine> lines;  ///< context, removed and added lines in order
 };
 
+/// The hash diff's tables use for text that comes from feeds (item ids, field names, words,
+/// lines): SipHash-1-3 under a key drawn at random once per process. libstdc++'s std::hash
+/// has a fixed seed and admits collisions whatever the seed, so a feed could choose ids that
+/// all collide and make matching quadratic. The tables are only looked up, never walked in
+/// their order, so what diff returns does not depend on the key.
+struct TextHash {
+  using is_transparent = void;  ///< hashes std::string and std::string_view alike
+  /// The hash of the bytes of `text`.
+  std::size_t operator()(std::string_view text) const noexcept;
+};
+
 /// Knobs of the line diff.
 struct DiffOptions {
   std::size_t context = 3;  ///< context lines around each change, as `diff -U3`
@@ -89,13 +100,24 @@ struct WordRun {
 /// "kept", "added" or "removed", as the JSON page and the summary cache write a run's kind.
 const char* word_kind_name(WordRun::Kind kind);
 
+/// Bytes of each text that diff_words compares word by word once the beginning and the end
+/// the two texts share are set aside (1 MiB). The search holds about 70 bytes for each byte
+/// it compares (~150 MB and a second at this bound), so a longer change is compared this far
+/// and the rest is reported as not compared (WordExcerpt::not_compared_chars).
+inline constexpr std::size_t kMaxWordDiffBytes = std::size_t{1} << 20;
+
 /// Word-level diff of two texts, in text order: kept and removed runs, concatenated, give
 /// old_text; kept and added runs give new_text. Words are runs of letters and digits (any
 /// non-ASCII character counts as a letter), every other character is a token of its own, and
 /// whitespace runs are one token. Within one changed stretch the removed run comes first;
 /// adjacent runs never share a kind. The search is the line diff's (diff_lines), so its time
-/// stays near linear whatever the texts.
-std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text);
+/// stays near linear whatever the texts. When what differs (the texts less the beginning and
+/// end they share) is longer than kMaxWordDiffBytes on either side, only its first
+/// kMaxWordDiffBytes (about, cut between words) on each side are compared: the runs stop
+/// there, and `*not_compared` (when given) is set to the characters (code points) of the two
+/// texts after them, added together; it is 0 when the runs cover both texts.
+std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text,
+                                std::size_t* not_compared = nullptr);
 
 /// A word diff cut down for display: each change with a little unchanged text around it, at
 /// most max_runs runs and about max_chars characters, and what was held back.
@@ -106,6 +128,10 @@ struct WordExcerpt {
   /// Characters of added and removed text not shown: that of the runs held back, and the end
   /// of a changed run cut short (then the last shown run is that run's beginning).
   std::size_t held_back_chars = 0;
+  /// Characters of the two texts (added together) that the word diff did not compare, as
+  /// diff_words reports them: 0 unless what differs is longer than kMaxWordDiffBytes. The
+  /// runs then stop where the comparison stopped.
+  std::size_t not_compared_chars = 0;
 };
 
 /// The excerpt of a whole word diff (diff_words) that a page shows. Unchanged text keeps

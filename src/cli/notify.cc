@@ -208,7 +208,10 @@ HookRun post_webhook(const std::string& url, const std::string& json, TimeMs tim
     // fetch's messages carry the URL without credentials, but with its path.
     std::string why = response.error().message;
     const std::string shown = redact_url(url);
-    for (auto at = why.find(shown); at != std::string::npos; at = why.find(shown, at))
+    // The search goes on after the origin put in: a URL without a path is its own origin,
+    // and searching from `at` would find it there again forever.
+    for (auto at = why.find(shown); at != std::string::npos;
+         at = why.find(shown, at + origin.size()))
       why.replace(at, shown.size(), origin);
     return {false, why};
   }

@@ -35,7 +35,7 @@ std::vector<std::string> differing_fields(const std::vector<Field>& a, const std
     bool volatile_ = false;
   };
   std::vector<std::string> order;
-  std::unordered_map<std::string, Values> by_name;
+  std::unordered_map<std::string, Values, TextHash> by_name;
   for (const Field& f : b) {
     auto [it, fresh] = by_name.try_emplace(f.name);
     if (fresh) order.push_back(f.name);
@@ -127,7 +127,10 @@ FieldChange field_change(const Item& a, const Item& b, const std::string& field)
     c.text = true;
     const std::string& old_html = field == "summary" ? a.summary : a.content;
     const std::string& new_html = field == "summary" ? b.summary : b.content;
-    c.words = excerpt_words(diff_words(readable_text(old_html), readable_text(new_html)));
+    std::size_t not_compared = 0;
+    c.words =
+        excerpt_words(diff_words(readable_text(old_html), readable_text(new_html), &not_compared));
+    c.words.not_compared_chars = not_compared;
     return c;
   }
   if (field == "title") {
@@ -280,12 +283,13 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
 
   // Match the k-th occurrence of an id in the old feed with its k-th in the new one. The maps
   // key on views of the feeds' own ids (no copy of each id: a 20 MB feed has 60,000 items),
-  // and repeated ids are chained through next_same rather than kept in a vector per id.
+  // hashed with a key the feed cannot know (TextHash), and repeated ids are chained through
+  // next_same rather than kept in a vector per id.
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   struct Occurrences {
     std::size_t first, last;
   };
-  std::unordered_map<std::string_view, Occurrences> old_ids;
+  std::unordered_map<std::string_view, Occurrences, TextHash> old_ids;
   old_ids.reserve(old_feed.items.size());
   std::vector<std::size_t> next_same(old_feed.items.size(), kNone);
   for (std::size_t i = 0; i < old_feed.items.size(); ++i) {
@@ -300,7 +304,7 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     std::size_t count = 0;
     std::size_t next_old = kNone;
   };
-  std::unordered_map<std::string_view, Seen> seen;
+  std::unordered_map<std::string_view, Seen, TextHash> seen;
   seen.reserve(new_feed.items.size());
   std::vector<std::size_t> match(new_feed.items.size(), kNone);
   std::vector<bool> old_matched(old_feed.items.size(), false);

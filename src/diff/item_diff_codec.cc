@@ -18,7 +18,7 @@ namespace {
 
 // Raise the number when this format, normalize's item model or diff_items change what a
 // summary says: cache names include it, so older entries are then left unread.
-constexpr std::string_view kHeader = "feeddiff item-diff 3";
+constexpr std::string_view kHeader = "feeddiff item-diff 4";
 constexpr std::string_view kEnd = "end";
 
 void put_number(std::string& out, std::size_t n) {
@@ -75,6 +75,7 @@ std::string encode_item_diff(const ItemDiff& diff) {
       put_number(out, c.words.skipped_after);
       put_number(out, c.words.held_back_changes);
       put_number(out, c.words.held_back_chars);
+      put_number(out, c.words.not_compared_chars);
       for (const WordRun& run : c.words.runs) {
         append_tab_field(out, word_kind_name(run.kind));
         put_number(out, run.skipped);
@@ -125,7 +126,7 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       item.fields.assign(std::make_move_iterator(fields.begin() + 8),
                          std::make_move_iterator(fields.end()));
       diff.items.push_back(std::move(item));
-    } else if (fields[0] == "change" && fields.size() >= 9 && (fields.size() - 9) % 3 == 0 &&
+    } else if (fields[0] == "change" && fields.size() >= 10 && (fields.size() - 10) % 3 == 0 &&
                !diff.items.empty()) {
       FieldChange c;
       c.field = std::move(fields[1]);
@@ -134,9 +135,10 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       if (!flag(fields[2], c.text) || !flag(fields[3], c.cut) ||
           !number(fields[6], c.words.skipped_after) ||
           !number(fields[7], c.words.held_back_changes) ||
-          !number(fields[8], c.words.held_back_chars))
+          !number(fields[8], c.words.held_back_chars) ||
+          !number(fields[9], c.words.not_compared_chars))
         return std::nullopt;
-      for (std::size_t k = 9; k < fields.size(); k += 3) {
+      for (std::size_t k = 10; k < fields.size(); k += 3) {
         WordRun run;
         bool known = false;
         for (auto kind : {WordRun::Kind::kept, WordRun::Kind::added, WordRun::Kind::removed})

@@ -105,7 +105,7 @@ class LineTable {
   };
 
   Id lookup(std::string_view line, bool insert) {
-    const std::uint64_t h = std::hash<std::string_view>{}(line);
+    const std::uint64_t h = TextHash{}(line);  // keyed: a feed cannot make lines collide
     const auto tag = static_cast<std::uint32_t>(h >> 32);
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];

@@ -42,33 +42,38 @@ bool spaceless_script(std::string_view s, std::size_t i, std::size_t n) {
   return c0 > 0xE2 || (c0 == 0xE2 && c1 >= 0xBA);
 }
 
-// Words (ASCII letters, digits, '_' and non-ASCII letters), whitespace runs, and every other
-// character on its own.
+// Where the token that starts at i ends. Tokens are words (ASCII letters, digits, '_' and
+// non-ASCII letters), whitespace runs, and every other character on its own.
+std::size_t token_end(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t j = i;
+  if (is_blank(c)) {
+    while (j < s.size() && is_blank(static_cast<unsigned char>(s[j]))) ++j;
+  } else if (is_word(c) || c >= 0x80) {
+    while (j < s.size()) {
+      const auto d = static_cast<unsigned char>(s[j]);
+      if (is_word(d)) {
+        ++j;
+        continue;
+      }
+      if (d < 0x80) break;
+      const std::size_t n = sequence_size(s, j);
+      if (spaceless_script(s, j, n)) {
+        if (j == i) j += n;  // a word of one character
+        break;
+      }
+      j += n;
+    }
+  } else {
+    j = i + 1;
+  }
+  return j;
+}
+
 std::vector<std::string_view> tokens(std::string_view s) {
   std::vector<std::string_view> out;
   for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t j = i;
-    if (is_blank(c)) {
-      while (j < s.size() && is_blank(static_cast<unsigned char>(s[j]))) ++j;
-    } else if (is_word(c) || c >= 0x80) {
-      while (j < s.size()) {
-        const auto d = static_cast<unsigned char>(s[j]);
-        if (is_word(d)) {
-          ++j;
-          continue;
-        }
-        if (d < 0x80) break;
-        const std::size_t n = sequence_size(s, j);
-        if (spaceless_script(s, j, n)) {
-          if (j == i) j += n;  // a word of one character
-          break;
-        }
-        j += n;
-      }
-    } else {
-      j = i + 1;
-    }
+    const std::size_t j = token_end(s, i);
     out.push_back(s.substr(i, j - i));
     i = j;
   }
@@ -151,9 +156,12 @@ const char* word_kind_name(WordRun::Kind kind) {
   return "kept";
 }
 
-std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text) {
+namespace {
+
+// The whole word diff, with no bound on the texts.
+std::vector<WordRun> diff_all(std::string_view old_text, std::string_view new_text) {
   const std::vector<std::string_view> a = tokens(old_text), b = tokens(new_text);
-  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::unordered_map<std::string_view, std::uint32_t, TextHash> ids;
   auto as_lines = [&ids](const std::vector<std::string_view>& toks) {
     std::string lines;
     lines.reserve(toks.size() * 4);
@@ -203,6 +211,85 @@ std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_
     push(WordRun::Kind::added, std::move(s.added));
   }
   push(WordRun::Kind::kept, kept_after);
+  return runs;
+}
+
+// Appends a run, joined to the last one when it has the same kind.
+void append_run(std::vector<WordRun>& runs, WordRun::Kind kind, std::string_view text) {
+  if (text.empty()) return;
+  if (!runs.empty() && runs.back().kind == kind) {
+    runs.back().text.append(text);
+    return;
+  }
+  runs.push_back({kind, std::string(text), 0});
+}
+
+// The end of the last token of s that ends within its first `bytes` bytes; when the first
+// token alone is longer, `bytes` backed off to the start of a UTF-8 sequence.
+std::size_t cut_between_words(std::string_view s, std::size_t bytes) {
+  if (s.size() <= bytes) return s.size();
+  std::size_t end = 0;
+  while (end < s.size()) {
+    const std::size_t next = token_end(s, end);
+    if (next > bytes) break;
+    end = next;
+  }
+  if (end > 0) return end;
+  end = bytes;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return end;
+}
+
+}  // namespace
+
+std::vector<WordRun> diff_words(std::string_view old_text, std::string_view new_text,
+                                std::size_t* not_compared) {
+  if (not_compared) *not_compared = 0;
+  if (old_text.size() <= kMaxWordDiffBytes && new_text.size() <= kMaxWordDiffBytes)
+    return diff_all(old_text, new_text);
+
+  // Long texts: the words both begin with (token by token, so the split is the one the whole
+  // diff makes), and the bytes both end with, from a token start both share: a non-blank
+  // byte after a blank one.
+  std::size_t prefix = 0;
+  while (prefix < old_text.size() && prefix < new_text.size()) {
+    const std::size_t end = token_end(old_text, prefix);
+    if (token_end(new_text, prefix) != end ||
+        old_text.substr(prefix, end - prefix) != new_text.substr(prefix, end - prefix))
+      break;
+    prefix = end;
+  }
+  const std::size_t room = std::min(old_text.size(), new_text.size()) - prefix;
+  std::size_t common_end = 0;
+  while (common_end < room &&
+         old_text[old_text.size() - 1 - common_end] == new_text[new_text.size() - 1 - common_end])
+    ++common_end;
+  std::size_t suffix = common_end;
+  while (suffix > 0) {
+    const std::size_t at = old_text.size() - suffix;  // the suffix's first byte
+    if (suffix < common_end && is_blank(static_cast<unsigned char>(old_text[at - 1])) &&
+        !is_blank(static_cast<unsigned char>(old_text[at])))
+      break;
+    --suffix;
+  }
+  const std::string_view old_middle = old_text.substr(prefix, old_text.size() - suffix - prefix);
+  const std::string_view new_middle = new_text.substr(prefix, new_text.size() - suffix - prefix);
+
+  std::vector<WordRun> runs;
+  append_run(runs, WordRun::Kind::kept, old_text.substr(0, prefix));
+  if (old_middle.size() <= kMaxWordDiffBytes && new_middle.size() <= kMaxWordDiffBytes) {
+    for (WordRun& run : diff_all(old_middle, new_middle)) append_run(runs, run.kind, run.text);
+    append_run(runs, WordRun::Kind::kept, old_text.substr(old_text.size() - suffix));
+    return runs;
+  }
+  // Too long to compare whole: the first kMaxWordDiffBytes of each side are.
+  const std::size_t old_cut = cut_between_words(old_middle, kMaxWordDiffBytes);
+  const std::size_t new_cut = cut_between_words(new_middle, kMaxWordDiffBytes);
+  for (WordRun& run : diff_all(old_middle.substr(0, old_cut), new_middle.substr(0, new_cut)))
+    append_run(runs, run.kind, run.text);
+  if (not_compared)
+    *not_compared =
+        chars(old_text.substr(prefix + old_cut)) + chars(new_text.substr(prefix + new_cut));
   return runs;
 }
 

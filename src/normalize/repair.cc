@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -316,7 +317,8 @@ class Repairer {
             return c == '&' || c == '<' || c == '%' || is_control(static_cast<unsigned char>(c));
           });
       // The first declaration of a name binds (XML 1.0, 4.2).
-      if (name.empty() || !plain || declared(name) || entities_.size() >= kMaxEntities) continue;
+      if (name.empty() || !plain || entities_.size() >= kMaxEntities) continue;
+      if (!by_name_.try_emplace(name, entities_.size()).second) continue;
       std::string escaped;
       for (char c : value) {
         if (c == '"')
@@ -332,10 +334,11 @@ class Repairer {
     }
   }
 
+  // Looked up by name, not along the list: a document may declare kMaxEntities names and
+  // refer to them (or to names like them) millions of times.
   const std::string* declared(std::string_view name) const {
-    for (const auto& [n, v] : entities_)
-      if (n == name) return &v;
-    return nullptr;
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : &entities_[it->second].second;
   }
 
   static constexpr std::size_t kMaxEntityValue = 4096;
@@ -344,6 +347,7 @@ class Repairer {
   static constexpr std::size_t kMaxExpansion = std::size_t{1} << 20;
 
   std::vector<std::pair<std::string_view, std::string>> entities_;
+  std::map<std::string_view, std::size_t> by_name_;  // name -> its place in entities_
   std::size_t expanded_ = 0;
   std::string_view in_;
   RepairLog& log_;

@@ -258,6 +258,11 @@ bool is_volatile_comment(std::string_view comment) {
   return false;
 }
 
+// The longest named reference html_to_text decodes, "&" to ";" (the longest HTML 4 name has
+// 8 letters). The ';' is looked for only this far: searching the rest of the text for each
+// '&' made a run of '&' without one quadratic.
+constexpr std::size_t kMaxEntityRef = 32;
+
 std::string html_to_text(std::string_view html) {
   std::string out;
   out.reserve(html.size());
@@ -286,9 +291,10 @@ std::string html_to_text(std::string_view html) {
           i += ref->size;
           continue;
         }
-      } else if (const std::size_t semi = html.find(';', i);
-                 semi != std::string_view::npos && semi - i <= 32) {
-        const std::string_view name = html.substr(i + 1, semi - i - 1);
+      } else if (const std::size_t semi = html.substr(i, kMaxEntityRef + 1).find(';');
+                 semi != std::string_view::npos) {
+        // `semi` counts from the '&'.
+        const std::string_view name = html.substr(i + 1, semi - 1);
         std::uint32_t cp = 0;
         if (name == "amp") {
           cp = '&';
@@ -305,7 +311,7 @@ std::string html_to_text(std::string_view html) {
         }
         if (cp != 0) {
           append_utf8(out, cp);
-          i = semi + 1;
+          i += semi + 1;
           continue;
         }
       }

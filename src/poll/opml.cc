@@ -35,17 +35,19 @@ std::string decode_attribute(std::string_view raw) {
       i += ref->size - 1;
       continue;
     }
-    const auto semi = raw.find(';', i);
-    if (semi == std::string_view::npos || semi - i > 12) {
+    // Only as far as the longest of the five names: a search to the end for each '&' made a
+    // run of them quadratic.
+    const auto semi = raw.substr(i, 13).find(';');
+    if (semi == std::string_view::npos) {
       out += c;
       continue;
     }
-    const std::string_view name = raw.substr(i + 1, semi - i - 1);
+    const std::string_view name = raw.substr(i + 1, semi - 1);
     static const std::map<std::string_view, char> kNamed = {
         {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
     if (auto it = kNamed.find(name); it != kNamed.end()) {
       out += it->second;
-      i = semi;
+      i += semi;
       continue;
     }
     out += c;  // an unknown entity, kept as written
@@ -120,9 +122,11 @@ Result<std::vector<OpmlFeed>> parse_opml(std::string_view text) {
     } else if (rest.starts_with("<?")) {
       skipped = skip_to(pos + 2, "?>", "processing instruction");
     } else if (rest.starts_with("<!")) {
-      // A doctype, perhaps with an internal subset in brackets.
-      const auto bracket = rest.find('['), close = rest.find('>');
-      skipped = bracket < close ? skip_to(pos, "]>", "doctype") : skip_to(pos, ">", "doctype");
+      // A doctype, perhaps with an internal subset in brackets: a '[' before its first '>'.
+      // (Looking for '[' in the whole rest made a run of "<!>" quadratic.)
+      const auto close = rest.find('>');
+      const bool subset = rest.substr(0, close).find('[') != std::string_view::npos;
+      skipped = subset ? skip_to(pos, "]>", "doctype") : skip_to(pos, ">", "doctype");
     } else if (rest.starts_with("</")) {
       skipped = skip_to(pos, ">", "end tag");
     } else {
@@ -236,7 +240,10 @@ std::string source_name_for(std::string_view title, std::string_view url,
       base += '-';
   }
   auto tidy = [](std::string& s) {
-    while (!s.empty() && !std::isalnum(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+    // Erased at once: a character at a time moved the rest of a long title each time.
+    std::size_t lead = 0;
+    while (lead < s.size() && !std::isalnum(static_cast<unsigned char>(s[lead]))) ++lead;
+    s.erase(0, lead);
     while (!s.empty() && (s.back() == '-' || s.back() == '.' || s.back() == '_')) s.pop_back();
     if (s.ends_with(".lock")) s.resize(s.size() - 5);
   };

@@ -94,6 +94,7 @@ Json field_change_json(const FieldChange& c) {
     out["skipped_after"] = nullptr;
     out["held_back_changes"] = nullptr;
     out["held_back_chars"] = nullptr;
+    out["not_compared_chars"] = nullptr;
     return out;
   }
   Json runs = Json::array();
@@ -108,6 +109,7 @@ Json field_change_json(const FieldChange& c) {
   out["skipped_after"] = c.words.skipped_after;
   out["held_back_changes"] = c.words.held_back_changes;
   out["held_back_chars"] = c.words.held_back_chars;
+  out["not_compared_chars"] = c.words.not_compared_chars;
   return out;
 }
 

@@ -105,13 +105,21 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
 }
 
 std::string held_back_note(const WordExcerpt& words) {
+  std::string out;
   if (words.held_back_changes)
-    return fmt::format(
+    out = fmt::format(
         "{} more change{} ({} characters) held back", with_thousands(words.held_back_changes),
         words.held_back_changes == 1 ? "" : "s", with_thousands(words.held_back_chars));
-  if (words.held_back_chars)
-    return fmt::format("{} more characters held back", with_thousands(words.held_back_chars));
-  return "";
+  else if (words.held_back_chars)
+    out = fmt::format("{} more characters held back", with_thousands(words.held_back_chars));
+  if (words.not_compared_chars) {
+    if (!out.empty()) out += "; ";
+    out += fmt::format(
+        "the word diff stops after {} MiB of changed text: {} more characters of the two "
+        "versions not compared",
+        kMaxWordDiffBytes >> 20, with_thousands(words.not_compared_chars));
+  }
+  return out;
 }
 
 Padded padded(std::string_view text) {

@@ -35,6 +35,7 @@ ItemDiff sample() {
   summary.words.skipped_after = 7;
   summary.words.held_back_changes = 2;
   summary.words.held_back_chars = 30;
+  summary.words.not_compared_chars = 2'000'000;
   FieldChange media;
   media.field = "media:content";
   media.old_value = "";
@@ -94,6 +95,7 @@ void check_equal(const ItemDiff& a, const ItemDiff& b) {
       CHECK(x.words.skipped_after == y.words.skipped_after);
       CHECK(x.words.held_back_changes == y.words.held_back_changes);
       CHECK(x.words.held_back_chars == y.words.held_back_chars);
+      CHECK(x.words.not_compared_chars == y.words.not_compared_chars);
       REQUIRE(x.words.runs.size() == y.words.runs.size());
       for (std::size_t r = 0; r < x.words.runs.size(); ++r) {
         CHECK(x.words.runs[r].kind == y.words.runs[r].kind);
@@ -137,7 +139,7 @@ TEST_CASE("a summary cut short, of another version or garbled reads as nothing",
   CHECK_FALSE(decode_item_diff(text.substr(0, text.rfind("end"))));  // no end line
   CHECK_FALSE(decode_item_diff(text.substr(0, text.size() / 2)));
   std::string other = text;
-  other.replace(other.find(" 3\n"), 3, " 9\n");  // another format version
+  other.replace(other.find(" 4\n"), 3, " 9\n");  // another format version
   CHECK_FALSE(decode_item_diff(other));
   std::string bad_kind = text;
   bad_kind.replace(bad_kind.find("\tadded\t"), 7, "\tbogus\t");
@@ -157,9 +159,13 @@ TEST_CASE("a summary cached by the first format, without before and after values
   // Format 2 knew no duplicates (it called them added) and no minor flag: recomputed too.
   CHECK_FALSE(
       decode_item_diff("feeddiff item-diff 2\nflags\t0\t0\nitem\tadded\t0\t-\t1\turn:a\tA\nend\n"));
+  // Format 3 could not say that a word diff stopped short (not_compared_chars): recomputed.
+  CHECK_FALSE(decode_item_diff(
+      "feeddiff item-diff 3\nflags\t0\t0\t0\nitem\tchanged\t0\t0\t0\t0\turn:a\tA\tsummary\n"
+      "change\tsummary\t1\t0\t\t\t0\t0\t0\tadded\t0\tx\nend\n"));
   const std::string text = encode_item_diff(sample());
   std::string orphan = text;  // a change line with no item before it
-  orphan.insert(orphan.find("item\t"), "change\ttitle\t0\t0\ta\tb\t0\t0\t0\n");
+  orphan.insert(orphan.find("item\t"), "change\ttitle\t0\t0\ta\tb\t0\t0\t0\t0\n");
   CHECK_FALSE(decode_item_diff(orphan));
   std::string bad_run = text;
   bad_run.replace(bad_run.find("\tremoved\t"), 9, "\tchanged\t");

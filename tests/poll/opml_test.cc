@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "feeddiff/poll.h"
+#include "normalize/deadline.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff;
@@ -173,4 +174,40 @@ TEST_CASE("import --dry-run changes nothing; a file that is no OPML is an error"
   CHECK(r.exit_code == 2);
   CHECK(r.err == "feeddiff: error: " + bad + ": not an OPML document (no <opml> element)\n");
   CHECK(archive({"import", "/nonexistent.opml"}).exit_code == 2);
+}
+
+TEST_CASE("an OPML attribute of 4,000,000 '&' and a run of 3,000,000 \"<!>\" parse in linear time",
+          "[poll]") {
+  // Each '&' looked for its ';' through the rest of the attribute, and each "<!" for a '['
+  // through the rest of the document: minutes of searching, where this takes milliseconds.
+  const std::string amps(4'000'000, '&');
+  const std::string attribute =
+      "<opml version=\"2.0\"><body><outline xmlUrl=\"https://e.x/f\" text=\"" + amps +
+      "amp;\"/></body></opml>";
+  CHECK(run_bounded([&] {
+          auto feeds = parse_opml(attribute);
+          return feeds && feeds->size() == 1 && (*feeds)[0].title == amps;
+        }) == "finished");
+  std::string declarations = "<opml version=\"2.0\">";
+  for (int i = 0; i < 3'000'000; ++i) declarations += "<!>";
+  declarations += "<body><outline xmlUrl=\"https://e.x/f\" text=\"t\"/></body></opml>";
+  CHECK(run_bounded([&] {
+          auto feeds = parse_opml(declarations);
+          return feeds && feeds->size() == 1 && (*feeds)[0].title == "t";
+        }) == "finished");
+}
+
+TEST_CASE("OPML entities decode within 12 bytes of their '&', after any run of '&'", "[poll]") {
+  auto feeds = parse_opml(
+      "<opml><body><outline xmlUrl=\"https://e.x/f\" text=\"&&&amp;&lt;&#233;&#x1F600;&nosuch;&\" "
+      "title=\"&quot;x&apos;\"/></body></opml>");
+  REQUIRE(feeds);
+  REQUIRE(feeds->size() == 1);
+  CHECK((*feeds)[0].title == "&&&<\xc3\xa9\xf0\x9f\x98\x80&nosuch;&");
+}
+
+TEST_CASE("a source name is made from a title of 2,000,000 leading '_' in linear time", "[poll]") {
+  // The '_' were erased one at a time, moving the rest of the name each time.
+  const std::string title = std::string(2'000'000, '_') + "Name";
+  CHECK(run_bounded([&] { return source_name_for(title, "", {}) == "name"; }) == "finished");
 }

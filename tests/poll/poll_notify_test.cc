@@ -3,9 +3,14 @@
 // POST; a hook that fails or hangs never costs the commit and is retried; cosmetic-only
 // changes stay quiet unless asked; the digest is readable and inert.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "poll/poll_helpers.h"
 
@@ -179,10 +184,12 @@ TEST_CASE(
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-hang");
   const std::string hooks = make_temp_dir("notify-hang-hook");
-  // Never reads stdin, starts a child of its own, and waits far past the timeout.
+  // Never reads stdin, starts a child of its own that holds a lock for as long as it lives,
+  // says so once the lock is held, and waits far past the timeout.
+  const std::string lock = hooks + "/lock";
   add_source(archive, server.url("/feed"),
-             "\n[notify]\nexec = \"sleep 600 & echo $! > '" + hooks +
-                 "/child'; wait\"\ntimeout = \"1s\"\n");
+             "\n[notify]\nexec = \"flock '" + lock + "' sleep 600 & while flock -n '" + lock +
+                 "' true; do :; done; echo $! > '" + hooks + "/child'; wait\"\ntimeout = \"1s\"\n");
 
   auto r = poll_now(archive);
   INFO(r.out << r.err);
@@ -191,14 +198,19 @@ TEST_CASE(
   CHECK(in_head(archive, "raw/news/response.xml"));
   CHECK(state_of(archive, "news")["pending_notifications"].size() == 1);
   CHECK(archive({"show", "--format", "json"}).out.size() > 65536);
-  // The shell's child was in the hook's process group: killed too (gone, or a zombie
-  // waiting for init to reap it).
-  const std::string child = lines_of(slurp(hooks + "/child")).at(0);
-  const std::string stat = "/proc/" + child + "/stat";
-  if (std::filesystem::exists(stat)) {
-    const std::string s = slurp(stat);
-    CHECK(s.substr(s.rfind(')') + 2, 1) == "Z");
+  // The shell's child was in the hook's process group: killed too. It held the lock while
+  // it ran, so the lock is free once it is dead (a zombie holds no lock); a child that
+  // survived would hold it for ten minutes. The wait only lets the kill land.
+  REQUIRE(std::filesystem::exists(hooks + "/child"));  // the child ran and held the lock
+  const int fd = ::open(lock.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  bool freed = false;
+  for (int tries = 0; tries < 200 && !freed; ++tries) {
+    freed = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (!freed) ::usleep(50'000);
   }
+  ::close(fd);
+  CHECK(freed);
 }
 
 TEST_CASE("no hook runs for a cosmetic-only change unless cosmetic = true", "[poll]") {
@@ -272,6 +284,46 @@ TEST_CASE(
     CHECK(request.body == show.out);
   }
   CHECK_FALSE(state_of(archive, "news").contains("pending_notifications"));
+}
+
+TEST_CASE(
+    "a webhook without a path at a closed port fails, is reported and retried, and the poll "
+    "finishes with the change committed",
+    "[poll]") {
+  std::string body = feed(kMonday, {"one"});
+  HttpServer server = serve_changing(&body);
+  // A port nothing listens on: a server's, once it is gone.
+  auto gone = std::make_unique<HttpServer>([](const RecordedRequest&) { return Reply{}; });
+  const std::string port = std::to_string(gone->port());
+  gone.reset();
+  CliArchive archive("notify-webhook-down");
+  // No path, not even "/": the URL is its own origin, and credentials go unprinted.
+  add_source(archive, server.url("/feed"),
+             "\n[notify]\nwebhook = \"http://user:s3cret@127.0.0.1:" + port + "\"\n");
+  const int commits_before = commit_count(archive);
+
+  // Killed after a minute at the latest: a poll that spins in notify fails here instead
+  // of hanging the suite.
+  auto r = run({"timeout", "-s", "KILL", "60", FEEDDIFF_BINARY, "-C", archive.dir(), "poll",
+                "--force", "--timeout", "5s"},
+               {{"FEEDDIFF_NOW", "2026-10-01T05:54:04.027Z"}, {"NO_COLOR", "1"}});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 1);
+  const std::string commit = archive.head().substr(0, 40);
+  CHECK(commit_count(archive) == commits_before + 1);
+  CHECK(in_head(archive, "raw/news/response.xml"));
+  CHECK(r.out.find("news: added") != std::string::npos);
+  const std::string reported = "news: notify failed: webhook: http://127.0.0.1:" + port + ": ";
+  const auto at = r.err.find(reported);
+  REQUIRE(at != std::string::npos);
+  CHECK(r.err.find("(commit " + commit.substr(0, 7) + "; retried at the next poll)\n", at) !=
+        std::string::npos);
+  auto st = state_of(archive, "news");
+  CHECK(st["pending_notifications"] == nlohmann::json::array({commit}));
+  CHECK(st["notify_error"].get<std::string>().starts_with("webhook: http://127.0.0.1:" + port +
+                                                          ": "));
+  CHECK(r.err.find("s3cret") == std::string::npos);
+  CHECK(slurp(archive.dir() + "/.git/feeddiff/state.json").find("s3cret") == std::string::npos);
 }
 
 TEST_CASE("poll --digest summarizes what changed, and a hostile title stays inert", "[poll]") {
