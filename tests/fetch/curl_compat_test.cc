@@ -5,8 +5,7 @@
 #include <string>
 
 #include "feeddiff/fetch.h"
-// The test switch is internal to fetch (src/fetch is not on this target's include path).
-#include "../../src/fetch/curl_api.h"
+#include "fetch/curl_api.h"  // the test switch, internal to fetch
 #include "fetch/fetch_helpers.h"
 #include "support/http_server.h"
 
