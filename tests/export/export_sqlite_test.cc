@@ -352,21 +352,7 @@ TEST_CASE("export-sqlite killed in the middle of its transaction leaves the data
   for (int attempt = 0; attempt < 10; ++attempt) {
     std::filesystem::copy_file(saved, db, std::filesystem::copy_options::overwrite_existing);
     std::filesystem::remove(journal);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      const int null = ::open("/dev/null", O_RDWR);
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-      const std::vector<std::string> args = {
-          FEEDDIFF_BINARY, "-C", archive.dir(), "export-sqlite", "openai", "--db", db};
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    const pid_t pid = start_feeddiff({"-C", archive.dir(), "export-sqlite", "openai", "--db", db});
     // The deadline only catches a hang.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
     int status = 0;

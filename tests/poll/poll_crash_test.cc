@@ -27,25 +27,6 @@ namespace {
 constexpr int kSources = 100;
 constexpr int kRuns = 12;
 
-// Starts feeddiff in the background, its output discarded.
-pid_t start_feeddiff(const std::vector<std::string>& args, const Env& env) {
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> argv{const_cast<char*>(FEEDDIFF_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
 std::string name_of(int i) {
   return "s" + std::to_string(1000 + i);
 }

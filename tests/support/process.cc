@@ -105,6 +105,24 @@ RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_
   return result;
 }
 
+int start_feeddiff(const std::vector<std::string>& args, const Env& env) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> argv{const_cast<char*>(FEEDDIFF_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
 RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env) {
   std::vector<std::string> argv{FEEDDIFF_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -23,6 +23,10 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 RunResult run(const std::vector<std::string>& argv, const Env& env = {},
               std::string_view stdin_data = {});
 
+/// Starts the built feeddiff in the background with these arguments and extra environment,
+/// its output discarded; returns its pid (the caller kills or waits for it).
+int start_feeddiff(const std::vector<std::string>& args, const Env& env = {});
+
 /// Runs the built feeddiff binary with these arguments.
 RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env = {});
 
