@@ -182,6 +182,9 @@ struct ItemChange {
   /// For changed: each field of `fields`, before and after, in the same order.
   std::vector<FieldChange> changes;
   bool moved = false;  ///< also moved (always true for Kind::moved)
+  /// For removed: the item aged out of the feed's window (it fell off the end as newer items
+  /// arrived) rather than being pulled while older items stay; see diff_items for the rule.
+  bool aged_out = false;
   /// For changed: every changed field matched an `Insignificant` rule (or too few words
   /// changed); the change is kept and shown, marked minor.
   bool minor = false;
