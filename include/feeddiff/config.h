@@ -27,8 +27,19 @@ struct NotifyConfig {
   std::optional<TimeMs> timeout;       ///< time limit of one hook run
   std::optional<bool> cosmetic;        ///< also run on a cosmetic-only change
   std::optional<bool> minor;           ///< also run on a minor change (see InsignificantConfig)
+  /// `kinds = [...]`: only item changes of these kinds notify (kNotifyKinds).
+  std::optional<std::vector<std::string>> kinds;
+  /// `fields = [...]`: a changed item notifies only when one of these fields changed.
+  std::optional<std::vector<std::string>> fields;
+  /// `match = [...]`: only items whose title or text holds one of these (NotifySettings).
+  std::optional<std::vector<std::string>> match;
+  /// `after = N`: notify only once the change is still there N polls in a row.
+  std::optional<unsigned> after;
   /// Whether the table sets no key at all.
-  bool empty() const { return !exec && !webhook && !timeout && !cosmetic && !minor; }
+  bool empty() const {
+    return !exec && !webhook && !timeout && !cosmetic && !minor && !kinds && !fields && !match &&
+           !after;
+  }
   /// Equal when every key is.
   bool operator==(const NotifyConfig&) const = default;
 };
@@ -40,9 +51,30 @@ struct NotifySettings {
   TimeMs timeout = kDefaultNotifyTimeout;  ///< time limit of one hook run
   bool cosmetic = false;                   ///< also run on a cosmetic-only change
   bool minor = false;                      ///< also run on a minor change
+  /// Item change kinds that notify (kNotifyKinds words); empty: every kind.
+  std::vector<std::string> kinds;
+  /// Fields a changed item must have changed to notify; empty: any field.
+  std::vector<std::string> fields;
+  /// An item notifies only when its title or its text (summary and content, markup
+  /// stripped) holds one of these, ASCII letters compared without case; empty: any item.
+  /// Plain substrings, found in time linear in the text: no pattern a feed can make slow.
+  std::vector<std::string> match;
+  /// Polls in a row (the one that recorded the change included) that must still show a
+  /// change before it notifies; 1: at once.
+  unsigned after = 1;
   /// Whether there is a hook to run.
   bool any() const { return !exec.empty() || !webhook.empty(); }
+  /// Whether kinds, fields or match narrow which item changes notify.
+  bool selects_items() const { return !kinds.empty() || !fields.empty() || !match.empty(); }
 };
+
+/// The words `kinds` accepts: item change kinds as the JSON page names them, with removals
+/// split as they are shown: "removed" (pulled while older items stay) and "aged_out".
+inline constexpr const char* kNotifyKinds[] = {"added", "removed",    "aged_out", "changed",
+                                               "moved", "reappeared", "duplicate"};
+
+/// The most polls `after` may wait: a change held longer is not news any more.
+inline constexpr unsigned kMaxNotifyAfter = 100;
 
 /// An `[insignificant]` table (global, or `[sources.NAME.insignificant]`): which changes
 /// are minor. A minor change is committed and shown, marked minor, but runs no hook. Each
@@ -121,6 +153,19 @@ Result<std::string> set_source_url(std::string_view text, std::string_view name,
 /// feeddiff.toml's text with the top-level `layout` key set (added after the leading comments
 /// when absent) and every other byte kept. Errc::bad_config when the text does not parse.
 Result<std::string> set_layout(std::string_view text, Layout layout);
+
+/// feeddiff.toml's text with a `[sources.NAME]` table for source appended (its url, every,
+/// and any other key it sets, as format_config writes them) and every other byte kept:
+/// comments, order, layout (`add`). Errc::bad_config when the text does not parse, has a
+/// source of that name already, or the result does not parse to the config plus the source.
+Result<std::string> add_source_table(std::string_view text, const SourceConfig& source);
+
+/// feeddiff.toml's text without source name's tables (`[sources.NAME]` and its sub-tables
+/// such as `[sources.NAME.notify]`, with the comment lines right above each) and every other
+/// byte kept (`remove`). Errc::bad_config when the text does not parse, has no such source,
+/// or the source is written in a way this editor does not take apart (inline, or dotted keys
+/// outside its tables): then the file is left for a hand edit.
+Result<std::string> remove_source_table(std::string_view text, std::string_view name);
 
 /// feeddiff.toml as two writers edited it since base (sync replaying a local edit onto the
 /// remote's): upstream's sources and tables, with each source table (and the global [notify]

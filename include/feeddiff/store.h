@@ -333,6 +333,15 @@ class Archive {
   std::unique_ptr<Impl> impl_;
 };
 
+/// A change whose notification waits for `after` (NotifySettings::after): it notifies only
+/// once it is still there that many polls in a row.
+struct HeldNotification {
+  std::string commit;  ///< the change's commit (full id)
+  unsigned polls = 1;  ///< polls that have seen it so far, the one that recorded it included
+  /// Equal when both members are.
+  bool operator==(const HeldNotification&) const = default;
+};
+
 /// Poll state of one source: validators, schedule, failures, redirects. Not committed.
 struct SourceState {
   std::string etag;                ///< last ETag, verbatim
@@ -357,6 +366,12 @@ struct SourceState {
   std::vector<std::string> pending_notifications;
   /// The last hook failure's one-line message, "" once every hook succeeded.
   std::string notify_error;
+  /// Changes held by `after`, oldest first; each notifies once it has stayed, or is dropped
+  /// (and named in notify_reverted) when a poll finds it gone.
+  std::vector<HeldNotification> held_notifications;
+  /// The last held change that went before it notified, as status shows it: "3f2a9c1
+  /// reverted after 1 poll (2026-10-05T05:00:00Z), not notified"; "" when none did.
+  std::string notify_reverted;
 };
 
 /// Undelivered notifications kept per source; past this the oldest are dropped (with a note).

@@ -38,6 +38,19 @@ Result<EditedArchive> open_for_edit(const Globals& globals) {
   return EditedArchive{std::move(*archive), std::move(*lock), std::move(*config)};
 }
 
+Result<std::string> committed_config(const Archive& archive, std::string_view command) {
+  auto dirty = archive.uncommitted("feeddiff.toml");
+  if (!dirty) return dirty.error();
+  if (*dirty)
+    return Error{Errc::conflict,
+                 fmt::format("feeddiff.toml has edits not committed; commit or undo them, then "
+                             "run {} again (nothing was changed)",
+                             command)};
+  auto text = archive.read_head("feeddiff.toml");
+  if (!text) return text.error();
+  return text->value_or(std::string());
+}
+
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }

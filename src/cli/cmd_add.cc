@@ -28,6 +28,8 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   if (!edit) return edit.error();
   Archive& archive = edit->archive;
   Config& config = edit->config;
+  auto text = committed_config(archive, "add");
+  if (!text) return text.error();
   if (config.find(options.name))
     return Error{Errc::exists,
                  fmt::format("a source named '{}' exists already (see "
@@ -39,7 +41,9 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   source.name = options.name;
   source.url = split.url;
   source.every = *every;
-  config.sources.push_back(source);
+  // The user's file, edited: comments, order and layout stay.
+  auto edited = add_source_table(*text, source);
+  if (!edited) return edited.error();
 
   if (auto ok = save_credentials(archive, source.name, split.credentials, source.url); !ok)
     return ok.error();
@@ -49,7 +53,7 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n", source.name,
                                 source.name, redact_url(source.url), format_duration(source.every));
-  request.files.push_back({"feeddiff.toml", format_config(config)});
+  request.files.push_back({"feeddiff.toml", std::move(*edited)});
   auto committed = archive.commit(request);
   if (!committed) return committed.error();
   write_out(fmt::format("Added {} ({}, every {}){}\n", source.name, redact_url(source.url),
@@ -77,6 +81,10 @@ Command add_command(CLI::App& root, const Globals& globals) {
   feeddiff add pytorch https://pytorch.org/blog/feed/
   feeddiff add hn https://news.ycombinator.com/rss --every 15m
   feeddiff add private https://me:secret@example.com/feed.xml
+
+feeddiff.toml is edited in place: the new [sources.NAME] table is appended, every comment
+and line already there stays. It is refused while feeddiff.toml has edits not committed
+(commit or undo them first), so a hand edit is never swept into the "source added" commit.
 
 Credentials in a URL are stored in .git/feeddiff/credentials, never in feeddiff.toml or a commit,
 and are sent only to that URL's scheme, host and port: not after the source's URL moves

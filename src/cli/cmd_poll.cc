@@ -214,7 +214,7 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   // The commits are durable once poll returns; hooks only read them, and a hook that fails
   // is retried by the next poll, never undoes one.
   std::size_t after_poll_failures = 0;
-  if (auto notified = notify_changes(*archive, *report, *connect); !notified) {
+  if (auto notified = notify_changes(*archive, *report, *connect, flags.quiet); !notified) {
     std::fputs(escape_terminal("notify: " + notified.error().message).append("\n").c_str(), stderr);
     after_poll_failures = 1;
   } else {

@@ -17,14 +17,18 @@ Result<int> remove(const Globals& globals, const std::string& name) {
   Archive& archive = edit->archive;
   Config& config = edit->config;
   if (!config.find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
-  std::erase_if(config.sources, [&](const auto& s) { return s.name == name; });
+  auto text = committed_config(archive, "remove");
+  if (!text) return text.error();
+  // The user's file, edited: comments, order and layout of the rest stay.
+  auto edited = remove_source_table(*text, name);
+  if (!edited) return edited.error();
 
   auto now = current_time();
   if (!now) return now.error();
   CommitRequest request;
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
-  request.files.push_back({"feeddiff.toml", format_config(config)});
+  request.files.push_back({"feeddiff.toml", std::move(*edited)});
   for (const Layout layout : {Layout::flat, Layout::fanout})  // wherever it lies (absent: skipped)
     for (const bool json : {false, true})
       request.files.push_back({raw_path(name, json, layout), std::nullopt});
@@ -50,7 +54,9 @@ Command remove_command(CLI::App& root, const Globals& globals) {
   app->footer(R"(Example:
   feeddiff remove pytorch
 
-Nothing is lost: every recorded version stays in git history (`feeddiff log pytorch`).)");
+Nothing is lost: every recorded version stays in git history (`feeddiff log pytorch`).
+feeddiff.toml is edited in place: the source's tables (and the comment lines right above
+them) go, every other line stays. It is refused while feeddiff.toml has edits not committed.)");
   return {app, [name, &globals] { return remove(globals, *name); }};
 }
 

@@ -116,6 +116,12 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
                           st.pending_notifications.size() == 1 ? "" : "s");
     parts.push_back(hook + ": see `feeddiff trust`");
   }
+  if (!st.held_notifications.empty())
+    parts.push_back(fmt::format("{} change{} held by notify's `after` (notified once {} still so)",
+                                st.held_notifications.size(),
+                                st.held_notifications.size() == 1 ? "" : "s",
+                                st.held_notifications.size() == 1 ? "it is" : "they are"));
+  if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
   if (held.credentials && !held.credentials_sent)
     parts.push_back(fmt::format("credentials not sent: they were given for {}, the URL is {}",
                                 held.credentials->origin, url_origin(source.url)));
@@ -173,6 +179,8 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
     const Withheld held = withheld(*source, hooks, credentials);
     j["hooks_waiting_for_trust"] = held.hooks;
     j["pending_notifications"] = st.pending_notifications.size();
+    j["held_notifications"] = st.held_notifications.size();
+    j["notify_reverted"] = json_text(st.notify_reverted);
     j["credentials"] = held.credentials ? Json{{"origin", json_text(held.credentials->origin)},
                                                {"sent", held.credentials_sent}}
                                         : Json(nullptr);

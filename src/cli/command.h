@@ -69,6 +69,12 @@ struct EditedArchive {
 /// start of every command that adds or removes sources.
 Result<EditedArchive> open_for_edit(const Globals& globals);
 
+/// feeddiff.toml as HEAD has it ("" when HEAD has none), for a command (`add`, `remove`) that
+/// edits it and commits the edit. Errc::conflict, saying what to do, when the work tree's copy
+/// has edits not committed: the commit would sweep them in under the command's title, and
+/// its checkout would overwrite them (poll's redirect adoption and sync refuse the same way).
+Result<std::string> committed_config(const Archive& archive, std::string_view command);
+
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
 

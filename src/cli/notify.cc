@@ -18,10 +18,14 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "cli/change.h"
+#include "cli/command.h"
 #include "cli/trust.h"
+#include "feeddiff/diff.h"
 #include "feeddiff/fetch.h"
+#include "feeddiff/normalize.h"
 #include "feeddiff/render.h"
 
 extern char** environ;
@@ -222,26 +226,247 @@ HookRun post_webhook(const std::string& url, const std::string& json, TimeMs tim
 
 namespace {
 
+// A needle found without case (ASCII letters) in time linear in the text searched
+// (Knuth-Morris-Pratt): `match` runs over text a feed chooses, so no pattern engine that
+// such text could make backtrack.
+class Needle {
+ public:
+  explicit Needle(std::string_view needle) : lower_(to_lower(needle)), fail_(lower_.size(), 0) {
+    for (std::size_t i = 1, k = 0; i < lower_.size(); ++i) {
+      while (k > 0 && lower_[i] != lower_[k]) k = fail_[k - 1];
+      if (lower_[i] == lower_[k]) ++k;
+      fail_[i] = k;
+    }
+  }
+  bool in(std::string_view text) const {
+    if (lower_.empty()) return true;
+    std::size_t k = 0;
+    for (const char raw : text) {
+      const char c = (raw >= 'A' && raw <= 'Z') ? static_cast<char>(raw - 'A' + 'a') : raw;
+      while (k > 0 && c != lower_[k]) k = fail_[k - 1];
+      if (c == lower_[k] && ++k == lower_.size()) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string lower_;
+  std::vector<std::size_t> fail_;
+};
+
+// The item model of a version; nullopt when it does not parse.
+std::optional<Feed> feed_of(std::string_view bytes) {
+  NormalizeOptions options;
+  options.text = false;
+  auto doc = normalize(bytes, options);
+  if (!doc) return std::nullopt;
+  return std::move(doc->feed);
+}
+
+// A feed's items by id (the first of a repeated id), hashed with diff's keyed hash: ids are
+// chosen by the feed.
+using ItemsById = std::unordered_map<std::string_view, const Item*, TextHash, std::equal_to<>>;
+ItemsById items_by_id(const std::optional<Feed>& feed) {
+  ItemsById out;
+  if (feed)
+    for (const Item& item : feed->items) out.try_emplace(item.id, &item);
+  return out;
+}
+
+// An item change a notification rests on: what a later poll checks is still so.
+struct Selected {
+  std::string kind;                 // a kNotifyKinds word
+  std::string id;                   // the item's identity
+  std::vector<std::string> fields;  // for "changed": the fields the rules care about
+};
+
+// The kNotifyKinds word of an item change: a removal is "aged_out" or "removed".
+std::string kind_word(const ItemChange& c) {
+  if (c.kind == ItemChange::Kind::removed && c.aged_out) return "aged_out";
+  return item_kind_name(c.kind);
+}
+
+bool listed(const std::vector<std::string>& list, std::string_view word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+// What the rules make of a loaded change: whether it notifies, and the item changes it
+// rests on (all of them, minor ones only when `minor = true`, when no rule narrows them).
+struct Verdict {
+  bool notify = false;
+  std::vector<Selected> selected;
+};
+
+Verdict judge(const LoadedChange& change, const NotifySettings& settings) {
+  Verdict out;
+  const ChangeView& view = change.view;
+  if (!view.items) {
+    // No item summary (a version does not parse): news for a hook that takes every change,
+    // nothing for one that asked for certain items.
+    out.notify = !settings.selects_items();
+    return out;
+  }
+  const ItemDiff& items = *view.items;
+  // A first version is news however it reads; after that, a change whose items say nothing
+  // happened but volatile fields (or formatting) is cosmetic.
+  const bool modified = view.path_status == "modified";
+  if (modified && (items.cosmetic_only || items.empty()) && !settings.cosmetic) return out;
+  if (modified && items.minor && !settings.minor) return out;
+  // `fields` alone asks about edits: added or removed items do not carry a field change.
+  std::vector<std::string> kinds = settings.kinds;
+  if (kinds.empty() && !settings.fields.empty()) kinds = {"changed"};
+  std::vector<Needle> needles;
+  for (const std::string& m : settings.match) needles.emplace_back(m);
+  std::optional<Feed> old_feed, new_feed;
+  ItemsById old_items, new_items;
+  if (!needles.empty()) {
+    old_feed = feed_of(change.old_body);
+    new_feed = feed_of(change.new_body);
+    old_items = items_by_id(old_feed);
+    new_items = items_by_id(new_feed);
+  }
+  const auto matches = [&](const ItemChange& c) {
+    if (needles.empty()) return true;
+    // The text a reader sees: the title, then summary and content with markup stripped, of
+    // the item as it is now (as it was, for a removal).
+    std::vector<std::string> texts = {c.title};
+    const ItemsById& by_id = c.kind == ItemChange::Kind::removed ? old_items : new_items;
+    if (auto it = by_id.find(std::string_view(c.id)); it != by_id.end()) {
+      texts.push_back(readable_text(it->second->summary));
+      texts.push_back(readable_text(it->second->content));
+    }
+    for (const Needle& n : needles)
+      for (const std::string& t : texts)
+        if (n.in(t)) return true;
+    return false;
+  };
+  for (const ItemChange& c : items.items) {
+    if (c.minor && !settings.minor) continue;
+    const std::string word = kind_word(c);
+    if (!kinds.empty() && !listed(kinds, word)) continue;
+    Selected s{word, c.id, {}};
+    if (c.kind == ItemChange::Kind::changed) {
+      for (const std::string& f : c.fields)
+        if (settings.fields.empty() || listed(settings.fields, f)) s.fields.push_back(f);
+      if (s.fields.empty()) continue;
+    }
+    if (!matches(c)) continue;
+    out.selected.push_back(std::move(s));
+  }
+  out.notify = settings.selects_items() ? !out.selected.empty() : true;
+  return out;
+}
+
+// Whether a commit only records a response that is not a feed (raw/NAME/not-a-feed), or
+// only takes that record away when the feed came back unchanged: neither is an item change.
+bool not_a_feed_commit(const Archive& archive, const LoadedChange& change,
+                       const std::string& source) {
+  if (const std::string* cls = change.commit.trailer("Change-Class"))
+    if (*cls == "not-a-feed" || *cls == "restored") return true;
+  auto paths = archive.source_changes(change.commit.id, source);
+  if (!paths || paths->empty()) return false;
+  return std::all_of(paths->begin(), paths->end(),
+                     [](const PathChange& p) { return p.path.ends_with("/not-a-feed"); });
+}
+
 // A loaded change and its JSON, for the hooks of one commit.
 struct Rendered {
-  bool cosmetic = false;  // nothing but volatile or ignored parts changed
-  bool minor = false;     // every change matched an insignificant rule
-  std::string json;       // exactly what `show --format json COMMIT` prints
+  bool notify = false;  // the rules pick it
+  std::string json;     // exactly what `show --format json COMMIT` prints
 };
 
 Result<Rendered> render_change(const Archive& archive, const std::string& commit,
-                               const std::string& source) {
+                               const std::string& source, const NotifySettings& settings) {
   auto change = load_change(archive, commit, source);
   if (!change) return change.error();
   Rendered out;
-  const ChangeView& view = (*change)->view;
-  // A first version is news however it reads; after that, a change whose items say nothing
-  // happened but volatile fields (or formatting) is cosmetic.
-  if (view.path_status == "modified" && view.items)
-    out.cosmetic = view.items->cosmetic_only || view.items->empty();
-  if (view.path_status == "modified" && view.items) out.minor = view.items->minor;
-  out.json = render_json(view, RenderOptions{});
+  if (!not_a_feed_commit(archive, **change, source)) out.notify = judge(**change, settings).notify;
+  out.json = render_json((*change)->view, RenderOptions{});
   return out;
+}
+
+// What a later poll finds of a held change.
+enum class Still { there, gone, unknown };
+
+// Whether the change a commit made, as the rules select it, is still in the source's version
+// at HEAD: an added (or reappeared, changed, moved) item is still in the feed, a removed one
+// still out of it, and a changed item's selected fields have not changed since (a value
+// changed back, or changed again, is gone: a newer change waits on its own). A change that
+// selects no item (a channel field) is gone only when HEAD's body is byte for byte the one
+// before it. `unknown` when HEAD holds a response that is not a feed, or a version that does
+// not parse: that poll tells nothing either way.
+Result<Still> still_there(const Archive& archive, const std::string& commit,
+                          const std::string& source, const NotifySettings& settings) {
+  auto change = load_change(archive, commit, source);
+  if (!change) return change.error();
+  const LoadedChange& c = **change;
+  auto head = archive.resolve("HEAD");
+  if (!head) return head.error();
+  auto dir = archive.source_dir_at(head->id, source);
+  if (!dir) return dir.error();
+  auto interloper = archive.blob_id(head->id, *dir + "not-a-feed");
+  if (!interloper) return interloper.error();
+  if (*interloper) return Still::unknown;
+  const std::string file = c.view.path.substr(c.view.path.rfind('/') + 1);
+  auto blob = archive.blob_id(head->id, *dir + file);
+  if (!blob) return blob.error();
+  if (!*blob) return Still::gone;  // the source was removed
+  auto now = archive.read_blob(**blob);
+  if (!now) return now.error();
+  const std::string_view now_bytes = *now;
+  if (now_bytes == std::string_view(c.new_body)) return Still::there;
+  if (now_bytes == std::string_view(c.old_body)) return Still::gone;
+  const Verdict verdict = judge(c, settings);
+  if (verdict.selected.empty()) return Still::there;
+  auto then = feed_of(c.new_body);
+  auto current = feed_of(now_bytes);
+  if (!then || !current) return Still::unknown;
+  const ItemDiff since = diff_items(*then, *current, feed_rules(archive, head->id, source).ignore,
+                                    /*field_values=*/false);
+  std::set<std::string> added, removed;
+  std::map<std::string, std::vector<std::string>> edited;
+  for (const ItemChange& i : since.items) {
+    if (i.kind == ItemChange::Kind::added) added.insert(i.id);
+    if (i.kind == ItemChange::Kind::removed) removed.insert(i.id);
+    if (i.kind == ItemChange::Kind::changed) edited[i.id] = i.fields;
+  }
+  for (const Selected& s : verdict.selected) {
+    if (s.kind == "removed" || s.kind == "aged_out") {
+      if (!added.contains(s.id)) return Still::there;
+      continue;
+    }
+    if (removed.contains(s.id)) continue;
+    const auto e = edited.find(s.id);
+    const bool edited_since = e != edited.end() && std::any_of(s.fields.begin(), s.fields.end(),
+                                                               [&](const std::string& f) {
+                                                                 return listed(e->second, f);
+                                                               });
+    if (!edited_since) return Still::there;
+  }
+  return Still::gone;
+}
+
+// Whether a new change undoes a held one that a poll found gone: the flip back of A-B-A.
+// It is measured from the version before the held change (not from its own parent, the
+// flip): when the rules select nothing from there to its version, nothing was notified and
+// nothing is news. A version that went on elsewhere (A-B-C) is news, and is held on its own.
+Result<bool> undoes(const Archive& archive, const std::string& held, const std::string& fresh,
+                    const std::string& source, const NotifySettings& settings) {
+  auto before = load_change(archive, held, source, false, true);
+  if (!before) return before.error();
+  auto after = load_change(archive, fresh, source, false, true);
+  if (!after) return after.error();
+  if (std::string_view((*before)->old_body) == std::string_view((*after)->new_body)) return true;
+  auto old_feed = feed_of((*before)->old_body);
+  auto new_feed = feed_of((*after)->new_body);
+  if (!old_feed || !new_feed) return false;
+  const FeedRules rules = feed_rules(archive, fresh, source);
+  LoadedChange net;
+  net.old_body = (*before)->old_body;
+  net.new_body = (*after)->new_body;
+  net.view.path_status = (*before)->view.path_status;
+  net.view.items = diff_items(*old_feed, *new_feed, rules.ignore, true, rules.insignificant);
+  return !judge(net, settings).notify;
 }
 
 void report_line(const std::string& line) {
@@ -255,34 +480,104 @@ struct Delivery {
   std::string commit;
 };
 
+// Whether a poll's outcome is a look at the source's feed (a held change is judged by it).
+bool observed(Outcome outcome) {
+  return outcome == Outcome::added || outcome == Outcome::changed ||
+         outcome == Outcome::unchanged || outcome == Outcome::not_modified;
+}
+
+// What this poll decided about one held change.
+struct HeldVerdict {
+  enum class Kind { wait, release, drop } kind = Kind::wait;
+  unsigned polls = 0;
+};
+
 }  // namespace
 
 Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
-                                   TimeMs connect_timeout) {
+                                   TimeMs connect_timeout, bool quiet) {
   auto config = load_config(archive);
   if (!config) return config.error();
+  const auto say = [quiet](const std::string& line) {
+    if (!quiet) write_out(escape_terminal(line) + "\n");
+  };
 
-  // The new commits whose hooks are due (cosmetic-only and minor changes left out unless
-  // asked).
+  // The new commits whose hooks are due: those the rules pick (cosmetic-only and minor
+  // changes left out unless asked), at once, or held when `after` asks to wait.
   std::map<std::string, std::vector<std::string>> fresh;
+  std::map<std::string, std::vector<std::string>> held_now;  // source -> commits, oldest first
   std::map<std::string, Rendered> rendered;
+  std::set<std::string> seen;  // sources this poll fetched
   for (const SourceOutcome& o : report.sources) {
+    if (observed(o.outcome)) seen.insert(o.name);
     if (o.commit.empty() || (o.outcome != Outcome::added && o.outcome != Outcome::changed))
       continue;
     const SourceConfig* source = config->find(o.name);
     if (!source) continue;
     const NotifySettings settings = notify_settings(*config, *source);
     if (!settings.any()) continue;
-    auto r = render_change(archive, o.commit, o.name);
+    auto r = render_change(archive, o.commit, o.name, settings);
     if (!r) {
       // Kept pending: the next poll tries again to read it.
       fresh[o.name].push_back(o.commit);
       continue;
     }
-    if (r->cosmetic && !settings.cosmetic) continue;
-    if (r->minor && !settings.minor) continue;
+    if (!r->notify) continue;
+    if (settings.after > 1) {
+      held_now[o.name].push_back(o.commit);
+      continue;
+    }
     fresh[o.name].push_back(o.commit);
     rendered.emplace(o.commit, std::move(*r));
+  }
+
+  // Changes held by earlier polls: each poll that looked at the source counts, and checks
+  // that the change is still there. Judged before the lock is taken (it reads and parses
+  // versions); the verdicts are applied to the state read afresh under the lock.
+  std::map<std::pair<std::string, std::string>, HeldVerdict> verdicts;
+  auto peek = load_state(archive);
+  if (!peek) return peek.error();
+  for (const auto& [name, st] : peek->sources) {
+    if (st.held_notifications.empty() || !seen.contains(name)) continue;
+    const SourceConfig* source = config->find(name);
+    if (!source) continue;
+    const NotifySettings settings = notify_settings(*config, *source);
+    for (const HeldNotification& h : st.held_notifications) {
+      auto still = still_there(archive, h.commit, name, settings);
+      HeldVerdict v;
+      v.polls = h.polls;
+      if (!still) {
+        if (still.error().code == Errc::not_found) v.kind = HeldVerdict::Kind::drop;
+      } else if (*still == Still::gone) {
+        v.kind = HeldVerdict::Kind::drop;
+        v.polls = h.polls + 1;
+      } else if (*still == Still::there) {
+        v.polls = h.polls + 1;
+        if (v.polls >= settings.after) v.kind = HeldVerdict::Kind::release;
+      }
+      verdicts[{name, h.commit}] = v;
+    }
+  }
+
+  // A new change that undoes a held one found gone in this poll is the other half of the
+  // flip: recorded, never notified.
+  for (auto& [name, commits] : held_now) {
+    const SourceConfig* source = config->find(name);
+    if (!source) continue;
+    const NotifySettings settings = notify_settings(*config, *source);
+    for (const auto& [key, v] : verdicts) {
+      if (key.first != name || v.kind != HeldVerdict::Kind::drop) continue;
+      std::erase_if(commits, [&](const std::string& c) {
+        auto flip = undoes(archive, key.second, c, name, settings);
+        if (!flip || !*flip) return false;
+        say(fmt::format("{}: {} changes back what {} changed: recorded, not notified", name,
+                        c.substr(0, 7), key.second.substr(0, 7)));
+        return true;
+      });
+    }
+    for (const std::string& c : commits)
+      say(fmt::format("{}: {} held: notified if still so after {} polls (after = {})", name,
+                      c.substr(0, 7), settings.after, settings.after));
   }
 
   // Pending first, durably: a hook that hangs or a feeddiff that is killed while hooks run
@@ -290,14 +585,13 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
   // while hooks run, so a poll that starts meanwhile is not held up.
   std::vector<Delivery> deliveries;
   {
-    // Nothing new and nothing pending (an archive without hooks): no lock, no write.
-    if (fresh.empty()) {
-      auto peek = load_state(archive);
-      if (!peek) return peek.error();
-      if (std::all_of(peek->sources.begin(), peek->sources.end(),
-                      [](const auto& s) { return s.second.pending_notifications.empty(); }))
-        return std::size_t{0};
-    }
+    // Nothing new, nothing held and nothing pending (an archive without hooks): no lock, no
+    // write.
+    if (fresh.empty() && held_now.empty() && verdicts.empty() &&
+        std::all_of(peek->sources.begin(), peek->sources.end(), [](const auto& s) {
+          return s.second.pending_notifications.empty() && s.second.held_notifications.empty();
+        }))
+      return std::size_t{0};
     auto lock = ArchiveLock::acquire(archive, /*wait=*/true);
     if (!lock) return lock.error();
     auto state = load_state(archive);
@@ -306,12 +600,53 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
     for (auto& [name, st] : state->sources) {
       const SourceConfig* source = config->find(name);
       if ((!source || !notify_settings(*config, *source).any()) &&
-          !st.pending_notifications.empty()) {
+          (!st.pending_notifications.empty() || !st.held_notifications.empty())) {
         // Its hooks were removed from the config: nothing is left to deliver to.
         st.pending_notifications.clear();
+        st.held_notifications.clear();
         st.notify_error.clear();
         dirty = true;
+        continue;
       }
+      // Held changes: released into the pending list once they stayed, dropped (and said so)
+      // when a poll found them gone.
+      std::vector<HeldNotification> kept;
+      for (HeldNotification& h : st.held_notifications) {
+        auto v = verdicts.find({name, h.commit});
+        if (v == verdicts.end()) {
+          kept.push_back(h);
+          continue;
+        }
+        dirty = true;
+        if (v->second.kind == HeldVerdict::Kind::release) {
+          fresh[name].push_back(h.commit);
+          say(fmt::format("{}: {} still so after {} polls: notifying", name, h.commit.substr(0, 7),
+                          v->second.polls));
+        } else if (v->second.kind == HeldVerdict::Kind::drop) {
+          auto now = current_time();
+          st.notify_reverted =
+              fmt::format("{} reverted after {} poll{} ({}), not notified", h.commit.substr(0, 7),
+                          v->second.polls - 1, v->second.polls == 2 ? "" : "s",
+                          format_iso8601_ms(now ? *now : now_ms()));
+          say(fmt::format("{}: {} reverted within {} polls: recorded, not notified", name,
+                          h.commit.substr(0, 7), v->second.polls));
+        } else {
+          h.polls = v->second.polls;
+          kept.push_back(h);
+        }
+      }
+      st.held_notifications = std::move(kept);
+    }
+    for (auto& [name, commits] : held_now) {
+      auto& held = state->sources[name].held_notifications;
+      for (const auto& c : commits)
+        if (std::none_of(held.begin(), held.end(),
+                         [&](const HeldNotification& h) { return h.commit == c; }))
+          held.push_back({c, 1});
+      if (held.size() > kMaxPendingNotifications)
+        held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(
+                                                    held.size() - kMaxPendingNotifications));
+      dirty = true;
     }
     for (auto& [name, commits] : fresh) {
       auto& pending = state->sources[name].pending_notifications;
@@ -369,7 +704,7 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
     }
     auto it = rendered.find(d.commit);
     if (it == rendered.end()) {
-      auto r = render_change(archive, d.commit, d.source);
+      auto r = render_change(archive, d.commit, d.source, settings);
       if (!r) {
         if (r.error().code == Errc::not_found) {
           // The commit left the history (a rewrite): there is nothing left to tell.

@@ -33,11 +33,15 @@ HookRun run_exec_hook(const std::string& command, const std::string& dir, const 
 HookRun post_webhook(const std::string& url, const std::string& json, TimeMs timeout,
                      TimeMs connect_timeout);
 
-/// Runs the hooks for the changes a poll committed and for those still pending from earlier
-/// polls, records what is still undelivered in the state, and reports each failure on stderr
-/// in one line. The value is the number of hook failures (0 when all went through).
+/// Runs the hooks for the changes a poll committed that the source's rules pick (kinds,
+/// fields, match; cosmetic and minor ones only when asked; never a response that is not a
+/// feed) and for those still pending from earlier polls, records what is still undelivered in
+/// the state, and reports each failure on stderr in one line. A rule with `after = N` holds a
+/// change in the state until N polls in a row saw it (it is then delivered), or drops it,
+/// recorded as reverted, when a poll finds it gone; those lines go to stdout unless quiet.
+/// The value is the number of hook failures (0 when all went through).
 Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
-                                   TimeMs connect_timeout);
+                                   TimeMs connect_timeout, bool quiet = false);
 
 /// `poll --digest`: what the poll's commits changed, source by source (items added, changed
 /// with their fields, removed), escaped for a terminal; "" when nothing was committed.

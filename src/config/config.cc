@@ -1,6 +1,7 @@
 // feeddiff.toml: a top-level `layout` ("flat" or "fanout"); `[sources.NAME]` tables with url,
 // every, ignore, skip_cosmetic, shard and allow_private_redirects;
-// `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic and minor;
+// `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic, minor,
+// kinds, fields, match and after;
 // `[insignificant]` and `[sources.NAME.insignificant]` tables with whitespace, punctuation,
 // fields and min_words.
 
@@ -75,6 +76,8 @@ Error config_error(const toml::source_region& where, std::string_view what) {
 
 // Longest time a hook may run: a poll waits for its hooks, one after the other.
 constexpr TimeMs kMaxNotifyTimeout = 3'600'000;
+// Longest `match` string: a title or a phrase, not a document.
+constexpr std::size_t kMaxMatchBytes = 200;
 
 // A `[notify]` table; `where` names it in messages ("notify", "sources.x.notify").
 Result<NotifyConfig> parse_notify(const toml::node& node, const std::string& where) {
@@ -114,6 +117,46 @@ Result<NotifyConfig> parse_notify(const toml::node& node, const std::string& whe
       auto b = value.value<bool>();
       if (!b) return config_error(value.source(), "minor must be true or false");
       out.minor = *b;
+    } else if (f == "kinds" || f == "fields" || f == "match") {
+      // A bare string is a list of one; an empty list is refused rather than read as "all"
+      // or "none": which it means would be a guess.
+      std::vector<std::string> list;
+      if (auto one = value.value<std::string>()) {
+        list.push_back(*one);
+      } else if (const toml::array* a = value.as_array()) {
+        for (const auto& item : *a) {
+          auto s = item.value<std::string>();
+          if (!s) return config_error(item.source(), fmt::format("{} must be strings", f));
+          list.push_back(*s);
+        }
+      } else {
+        return config_error(value.source(), fmt::format("{} must be a list of strings", f));
+      }
+      if (list.empty())
+        return config_error(value.source(),
+                            fmt::format("{} is empty (leave the key out to notify on all)", f));
+      for (const std::string& s : list) {
+        if (f == "kinds") {
+          const bool known = std::any_of(std::begin(kNotifyKinds), std::end(kNotifyKinds),
+                                         [&](const char* k) { return s == k; });
+          if (!known)
+            return config_error(value.source(),
+                                fmt::format("kinds: unknown kind '{}' (known: added, removed, "
+                                            "aged_out, changed, moved, reappeared, duplicate)",
+                                            s));
+        } else if (s.empty() || s.size() > kMaxMatchBytes) {
+          return config_error(value.source(),
+                              fmt::format("{}: each must be 1 to {} bytes", f, kMaxMatchBytes));
+        }
+      }
+      (f == "kinds" ? out.kinds : f == "fields" ? out.fields : out.match) = std::move(list);
+    } else if (f == "after") {
+      auto n = value.value<std::int64_t>();
+      if (!n || *n < 1 || *n > kMaxNotifyAfter)
+        return config_error(value.source(), fmt::format("after must be a whole number of polls "
+                                                        "from 1 to {}",
+                                                        kMaxNotifyAfter));
+      out.after = static_cast<unsigned>(*n);
     } else {
       return config_error(value.source(), fmt::format("'{}' has an unknown key '{}'", where, f));
     }
@@ -127,6 +170,14 @@ void format_notify(std::ostringstream& out, const NotifyConfig& n) {
   if (n.timeout) out << "timeout = " << quote(format_duration(*n.timeout)) << "\n";
   if (n.cosmetic) out << "cosmetic = " << (*n.cosmetic ? "true" : "false") << "\n";
   if (n.minor) out << "minor = " << (*n.minor ? "true" : "false") << "\n";
+  for (const auto& [name, list] : {std::pair{"kinds", &n.kinds}, std::pair{"fields", &n.fields},
+                                   std::pair{"match", &n.match}}) {
+    if (!*list) continue;
+    out << name << " = [";
+    for (std::size_t i = 0; i < (*list)->size(); ++i) out << (i ? ", " : "") << quote((**list)[i]);
+    out << "]\n";
+  }
+  if (n.after) out << "after = " << *n.after << "\n";
 }
 
 // An `[insignificant]` table; `where` names it in messages.
@@ -183,6 +234,10 @@ NotifySettings notify_settings(const Config& config, const SourceConfig& source)
     if (n->timeout) out.timeout = *n->timeout;
     if (n->cosmetic) out.cosmetic = *n->cosmetic;
     if (n->minor) out.minor = *n->minor;
+    if (n->kinds) out.kinds = *n->kinds;
+    if (n->fields) out.fields = *n->fields;
+    if (n->match) out.match = *n->match;
+    if (n->after) out.after = *n->after;
   }
   return out;
 }

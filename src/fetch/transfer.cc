@@ -92,6 +92,12 @@ struct Transfer {
   Abort abort = Abort::none;
   std::uint64_t declared_length = 0;
   char errbuf[CURL_ERROR_SIZE] = {};
+  // What this transfer itself saw, for the reason of a timeout: CURLINFO_CONNECT_TIME_T reads
+  // 0 for a transfer that was connected and receiving when it timed out beside others in the
+  // same multi handle (the trial's "no connection within 5 s" for a server that was sending).
+  bool connected = false;  // libcurl had a connection ready for its request (prereq callback)
+  bool responded = false;  // a response's first line arrived
+  bool dialed = false;     // libcurl opened a socket of its own for it (open_socket)
   // The redirect policy (FetchRequest::allow_private_redirects): the class of the address
   // that answered the request's own URL, and why a later hop was refused ("" when none was).
   std::optional<AddressClass> origin_class;
@@ -143,6 +149,8 @@ struct Transfer {
         current_url = fetch_detail::resolve_location(current_url, location->value);
         redirects.push_back(Redirect{status, redact_url(current_url)});
         last_was_redirect = true;
+        // The next hop's timeout reason is its own.
+        connected = responded = false;
         return true;
       }
     }
@@ -163,6 +171,7 @@ struct Transfer {
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
     if (line.starts_with("HTTP/")) {
       // A new response (interim, redirect, auth retry or final) starts here.
+      responded = true;
       status = 0;
       auto sp = line.find(' ');
       if (sp != std::string_view::npos) {
@@ -209,11 +218,18 @@ std::size_t write_callback(char* data, std::size_t size, std::size_t n, void* us
   return t->on_body(std::string_view(data, size * n)) ? size * n : 0;
 }
 
+// Called once a connection (TCP, and TLS when https) is ready for the request, new or reused.
+int prereq_callback(void* user, char*, char*, int, int) {
+  static_cast<Transfer*>(user)->connected = true;
+  return CURL_PREREQFUNC_OK;
+}
+
 // Every connection libcurl opens comes here first, with the address it resolved: a redirected
 // hop (not the request's own URL) into an address class the policy refuses gets no socket, so
 // nothing is sent there.
 curl_socket_t open_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
   auto* t = static_cast<Transfer*>(user);
+  t->dialed = true;
   if (purpose == CURLSOCKTYPE_IPCXN && !t->redirects.empty()) {
     char ip[INET6_ADDRSTRLEN] = {};
     std::optional<AddressClass> c;
@@ -311,14 +327,21 @@ std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
     check(curl::easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, r.low_speed_bytes_per_second));
     check(curl::easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r.low_speed_seconds));
   }
-  // Several transfers to one HTTP/2 host share a connection instead of opening more.
-  check(curl::easy_setopt(h, CURLOPT_PIPEWAIT, 1L));
+  // Several transfers to one HTTP/2 host share a connection instead of opening more. Only
+  // over https, where HTTP/2 is offered: libcurl learns whether a connection multiplexes from
+  // TLS's ALPN, while over plain http it waits for the first response, so a transfer set to
+  // wait sat behind a server that never answered another one, and timed out unconnected
+  // (the trial's "no connection within 5 s" for a server that was sending).
+  if (to_lower(t.current_url).starts_with("https:"))
+    check(curl::easy_setopt(h, CURLOPT_PIPEWAIT, 1L));
   check(curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &header_callback));
   check(curl::easy_setopt(h, CURLOPT_HEADERDATA, &t));
   check(curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &write_callback));
   check(curl::easy_setopt(h, CURLOPT_WRITEDATA, &t));
   check(curl::easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &open_socket));
   check(curl::easy_setopt(h, CURLOPT_OPENSOCKETDATA, &t));
+  check(curl::easy_setopt(h, CURLOPT_PREREQFUNCTION, &prereq_callback));
+  check(curl::easy_setopt(h, CURLOPT_PREREQDATA, &t));
   if (r.post_body) {
     check(curl::easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
                             static_cast<curl_off_t>(r.post_body->size())));
@@ -437,18 +460,32 @@ Error describe_failure(CURLcode code, Transfer& t) {
                                      ? std::min(r.connect_timeout_ms, r.total_timeout_ms)
                                      : r.connect_timeout_ms;
       const std::string_view said(t.errbuf);
+      // Body bytes as this transfer's write callback counted them (decoded).
+      const std::uint64_t received = std::max<std::uint64_t>(
+          static_cast<std::uint64_t>(std::max<curl_off_t>(got, 0)), t.body.size());
       if (said.starts_with("Operation too slow"))
         why = fmt::format("too slow: under {} bytes/s for {} s", r.low_speed_bytes_per_second,
                           r.low_speed_seconds);
+      else if (t.responded || received > 0)
+        why = fmt::format("timed out after {} ({} bytes received)", format_ms(r.total_timeout_ms),
+                          with_thousands(received));
+      else if (t.connected)
+        why = fmt::format("timed out after {} waiting for a response (connected, 0 bytes received)",
+                          format_ms(r.total_timeout_ms));
       else if (said.starts_with("Resolving timed out"))
         why = fmt::format("host name lookup timed out after {}", format_ms(connect_limit));
       else if (said.starts_with("SSL connection timeout") || (tls && connect_us > 0 && tls_us == 0))
         why = fmt::format("TLS handshake not finished within {}", format_ms(connect_limit));
+      else if (!t.dialed)
+        why = fmt::format(
+            "no connection within {}: it waited for another transfer's connection to {} "
+            "(the host's other request did not finish)",
+            format_ms(connect_limit), fetch_detail::host_of(t.current_url));
       else if (connect_us == 0)
         why = fmt::format("no connection within {}", format_ms(connect_limit));
       else
         why = fmt::format("timed out after {} ({} bytes received)", format_ms(r.total_timeout_ms),
-                          with_thousands(static_cast<std::uint64_t>(std::max<curl_off_t>(got, 0))));
+                          with_thousands(received));
       break;
     }
     case CURLE_WRITE_ERROR:

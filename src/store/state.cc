@@ -50,6 +50,14 @@ Result<State> load_state(const Archive& archive) {
       get_to(s, "items_error", out.items_error);
       get_to(s, "pending_notifications", out.pending_notifications);
       get_to(s, "notify_error", out.notify_error);
+      if (auto held = s.find("held_notifications"); held != s.end() && held->is_array())
+        for (const auto& h : *held) {
+          HeldNotification one;
+          get_to(h, "commit", one.commit);
+          get_to(h, "polls", one.polls);
+          if (!one.commit.empty()) out.held_notifications.push_back(std::move(one));
+        }
+      get_to(s, "notify_reverted", out.notify_reverted);
     }
   } catch (const std::exception& e) {
     return Error{Errc::bad_config,
@@ -83,6 +91,13 @@ Status save_state(const Archive& archive, const State& state) {
     if (!s.pending_notifications.empty())
       sources[name]["pending_notifications"] = s.pending_notifications;
     if (!s.notify_error.empty()) sources[name]["notify_error"] = s.notify_error;
+    if (!s.held_notifications.empty()) {
+      nlohmann::ordered_json held = nlohmann::ordered_json::array();
+      for (const HeldNotification& h : s.held_notifications)
+        held.push_back({{"commit", h.commit}, {"polls", h.polls}});
+      sources[name]["held_notifications"] = std::move(held);
+    }
+    if (!s.notify_reverted.empty()) sources[name]["notify_reverted"] = s.notify_reverted;
   }
   nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
   // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.

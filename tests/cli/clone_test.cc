@@ -2,6 +2,7 @@
 // and its first poll is conditional.
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_helpers.h"
@@ -133,8 +134,65 @@ TEST_CASE("a cloned repository that is no archive is named as such", "[cli][clon
               .exit_code == 0);
   auto r = run_feeddiff({"-C", base, "clone", base + "/plain", "copy"});
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("cloned into copy, but ") &&
-                        Catch::Contains("not a feeddiff archive"));
+  CHECK_THAT(r.err, Catch::Contains("is a git repository, not a feeddiff archive: none of its "
+                                    "branches"));
+  CHECK(count_lines(r.err) == 1);
+  CHECK_FALSE(std::filesystem::exists(base + "/copy"));  // nothing left behind
+}
+
+TEST_CASE("a clone of a bare repository whose HEAD is master checks out the archive's branch",
+          "[cli][clone]") {
+  ValidatingServer feed;
+  CliArchive origin("clone-master");
+  REQUIRE(origin({"add", "blog", feed.server.url("/feed")}).exit_code == 0);
+  const std::string base = make_temp_dir("clone-master-remote");
+  const std::string bare = base + "/feeds.git";
+  // What plain `git init --bare` makes with git's default branch name: HEAD at master,
+  // which nobody pushes; feeddiff's sync pushes main.
+  REQUIRE(run({"git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", bare}).exit_code ==
+          0);
+  REQUIRE(run({"git", "-C", bare, "symbolic-ref", "HEAD"}).out == "refs/heads/master\n");
+  REQUIRE(origin.git({"push", "-q", bare, "HEAD:refs/heads/main"}).exit_code == 0);
+
+  const std::string work = make_temp_dir("clone-master-work");
+  auto cloned = run_feeddiff({"-C", work, "clone", bare, "copy"});
+  INFO(cloned.out << cloned.err);
+  REQUIRE(cloned.exit_code == 0);
+  const std::string copy = work + "/copy";
+  CHECK(run({"git", "-C", copy, "symbolic-ref", "--short", "HEAD"}).out == "main\n");
+  CHECK(run({"git", "-C", copy, "rev-parse", "HEAD"}).out == origin.head());
+  CHECK(std::filesystem::exists(copy + "/feeddiff.toml"));
+  auto status = run_feeddiff({"-C", copy, "status", "--json"});
+  REQUIRE(status.exit_code == 0);
+  CHECK(nlohmann::json::parse(status.out)["unpublished"]["upstream"] == "origin/main");
+
+  // The archive on another branch only, and HEAD at a branch that does not exist: that one.
+  const std::string other = base + "/other.git";
+  REQUIRE(
+      run({"git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", other}).exit_code ==
+      0);
+  REQUIRE(origin.git({"push", "-q", other, "HEAD:refs/heads/feeds"}).exit_code == 0);
+  auto again = run_feeddiff({"-C", work, "clone", other, "copy2"});
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("(branch feeds)"));
+  CHECK(run({"git", "-C", work + "/copy2", "symbolic-ref", "--short", "HEAD"}).out == "feeds\n");
+}
+
+TEST_CASE("a clone of an empty bare repository fails in one line and leaves no directory",
+          "[cli][clone]") {
+  const std::string base = make_temp_dir("clone-empty");
+  REQUIRE(run({"git", "init", "-q", "--bare", base + "/empty.git"}).exit_code == 0);
+  auto r = run_feeddiff({"-C", base, "clone", base + "/empty.git", "copy"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::Contains("has no branch yet") && Catch::Contains("HEAD:refs/heads/main"));
+  CHECK(count_lines(r.err) == 1);
+  CHECK_FALSE(std::filesystem::exists(base + "/copy"));
+  // An empty directory given as DIR stays, empty.
+  std::filesystem::create_directory(base + "/mine");
+  CHECK(run_feeddiff({"-C", base, "clone", base + "/empty.git", "mine"}).exit_code == 2);
+  CHECK(std::filesystem::is_empty(base + "/mine"));
 }
 
 }  // namespace

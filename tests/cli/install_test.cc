@@ -208,14 +208,23 @@ TEST_CASE("feeddiff.toml(5) documents exactly the keys of a [notify] table", "[c
       tag_next = false;
     }
   }
-  CHECK(documented == Names{"exec", "webhook", "timeout", "cosmetic", "minor"});
+  CHECK(documented == Names{"exec", "webhook", "timeout", "cosmetic", "minor", "kinds", "fields",
+                            "match", "after"});
   for (const auto& key : documented) {
     INFO(key);
     auto config = feeddiff::parse_config("[notify]\n" + key + " = true\n");
     if (!config) CHECK(config.error().message.find("unknown key") == std::string::npos);
   }
   feeddiff::Config config;
-  config.notify = {"true", "https://example.org/hook", 60'000, true, true};
+  config.notify = {"true",
+                   "https://example.org/hook",
+                   60'000,
+                   true,
+                   true,
+                   std::vector<std::string>{"added"},
+                   std::vector<std::string>{"title"},
+                   std::vector<std::string>{"CVE-"},
+                   2u};
   std::smatch m;
   std::size_t written = 0;
   for (const auto& line : lines_of(feeddiff::format_config(config))) {
@@ -224,7 +233,7 @@ TEST_CASE("feeddiff.toml(5) documents exactly the keys of a [notify] table", "[c
     CHECK(documented.count(m[1].str()) == 1);
     ++written;
   }
-  CHECK(written == 5);
+  CHECK(written == 9);
   auto unknown = feeddiff::parse_config("[notify]\nnot_a_key = true\n");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("unknown key") != std::string::npos);
