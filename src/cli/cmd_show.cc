@@ -154,8 +154,9 @@ with each changed field before and after (long text as a word diff of what a rea
 With NAME, the page is that source's latest change at or before COMMIT, found through the
 per-source index (`show HEAD pytorch` is pytorch's latest change, whichever sources changed
 since). `show WORD` alone takes WORD as a revision when it resolves as one (HEAD~2, an id, a
-branch), else as a source name; a word that is both a revision and a source in feeddiff.toml
-is refused as ambiguous (say `show HEAD WORD` for the source).
+branch), else as a source that feeddiff.toml names or whose files have a history; a word
+that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
+`show HEAD WORD` for the source).
 
 Examples:
   feeddiff show                     the latest change
