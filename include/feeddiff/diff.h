@@ -195,6 +195,9 @@ struct ItemChange {
 /// "added", "removed", "changed", "moved", "reappeared" or "duplicate": a kind as the JSON
 /// page and the summary cache write it.
 const char* item_kind_name(ItemChange::Kind kind);
+/// The word the pages and `history` show for an item change: "aged out" for a removal that
+/// aged out of the window, else item_kind_name.
+const char* item_change_word(const ItemChange& change);
 /// The kind item_kind_name names; nullopt for any other word.
 std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name);
 /// Every kind, in the order the pages count them.
@@ -241,6 +244,16 @@ struct ItemDiff {
 /// cosmetic. Without `field_values`, ItemChange::changes stays empty: the word diffs are
 /// skipped for callers that only need the kinds and field names (poll's cosmetic test).
 /// `insignificant` marks changed items (and the whole diff) minor.
+///
+/// A removed item is aged out (ItemChange::aged_out) when every item older than it in its
+/// run of the old feed is gone too: it fell off the end of the window, where an item pulled
+/// while older ones stay is just removed. The old end is the last item (feeds list newest
+/// first), the first when more dated neighbours rise than fall (old feed, else new; dates:
+/// published, else updated, RFC 822 or RFC 3339). Read from that end, a dated item older
+/// than the dated one before it starts another run: a feed of sections, each its own window,
+/// ages out at the end of each. Newer items arrived, or some item stayed: a feed emptied,
+/// nothing new in it, is removals, not a window moving on; a tail dropped with nothing new
+/// (a window of days, not of items) is aging out. See docs/json.md.
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
                     const std::vector<std::string>& ignore = {}, bool field_values = true,
                     const Insignificant& insignificant = {});
@@ -280,7 +293,8 @@ std::string item_diff_cache_name(std::string_view old_blob, std::string_view new
 struct ItemEvent {
   /// first_seen: in the feed for the first time; changed: some field differs from the version
   /// before (it may also have moved); moved: equal, but reordered; removed: gone from the
-  /// feed; reappeared: in the feed again after it was removed.
+  /// feed (change.aged_out: it aged out of the window, see diff_items); reappeared: in the
+  /// feed again after it was removed.
   enum class Kind { first_seen, changed, moved, removed, reappeared };
   Kind kind = Kind::first_seen;  ///< see Kind
   std::size_t version = 0;       ///< the version it happened in, as ItemTracker::add numbers it

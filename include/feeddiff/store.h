@@ -261,6 +261,13 @@ class Archive {
   /// either layout (a move between layouts is no change; see source_changes): from the
   /// per-source index when it can answer, else by walking the history.
   Result<std::vector<CommitInfo>> source_log(std::string_view name, std::size_t limit) const;
+  /// The newest commit at or before revision (itself, or one of its first-parent ancestors)
+  /// that changed source name's files, as `git log -1 --first-parent REV -- raw/NAME/`
+  /// finds it; nullopt when none did. Through the per-source index: it walks back from the
+  /// revision only to the first commit whose place on the branch the index knows (the head,
+  /// or a version commit poll made), not over the history.
+  Result<std::optional<CommitInfo>> source_change_at(std::string_view name,
+                                                     std::string_view revision) const;
   /// The full ids of source_log(name, 0), reading no commit when the index answers: the cost
   /// of a list of ids, not of a history.
   Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;

@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
+#include <cstdio>
 #include <future>
 #include <optional>
 #include <system_error>
 
 #include "cli/change.h"
 #include "cli/input.h"
+#include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
 
@@ -20,60 +21,23 @@ struct DiffOptions {
   std::string source;
   std::string format = "text";
   bool normalized = false;
+  bool all = false;
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
   std::string only;  // --only, as given
 };
 
-Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
-  std::vector<ItemChange::Kind> only;
-  if (!options.only.empty()) {
-    auto kinds = parse_only(options.only);
-    if (!kinds) return kinds.error();
-    only = std::move(*kinds);
-  }
-  // Two files are read at once: on a 20 MB feed each read is mostly page faults, which two
-  // threads take in parallel. A commit names its source, which B may inherit: read in turn.
-  std::optional<std::future<Result<FeedInput>>> b_read;
-  if (std::error_code ec; std::filesystem::is_regular_file(options.a, ec) &&
-                          std::filesystem::is_regular_file(options.b, ec)) {
-    try {
-      b_read = std::async(std::launch::async,
-                          [&] { return read_feed_input(globals, options.b, options.source); });
-    } catch (const std::system_error&) {
-      // no thread to be had: B is read after A
-    }
-  }
-  auto a = read_feed_input(globals, options.a, options.source);
-  if (!a) return a.error();
-  auto b = b_read ? b_read->get()
-                  : read_feed_input(globals, options.b,
-                                    options.source.empty() ? a->source : options.source);
-  if (!b) return b.error();
-
-  std::unique_ptr<LoadedChange> change;
-  if (!b->commit.empty()) {
-    // B's own page (its fields and recorded headers), but diffed against A.
-    auto archive = open_archive(globals);
-    if (!archive) return archive.error();
-    // B's fields only: its body is in hand, and the diff is against A.
-    auto loaded = load_change(*archive, b->commit, b->source, false, false);
-    if (!loaded) return loaded.error();
-    change = std::move(*loaded);
-  } else {
-    change = std::make_unique<LoadedChange>();
-    change->view.source = "-";
-    change->view.timestamp_kind = "-";
-    for (const auto& name : recorded_header_names()) change->view.headers.push_back({name, {}});
-  }
-  change->old_body = Blob(std::move(a->bytes));
-  change->new_body = Blob(std::move(b->bytes));
-  ChangeView& v = change->view;
-  v.title = fmt::format("{} -> {}", a->label, b->label);
-  v.path = b->label;
+// Renders the page of a change whose bodies are set: B's fields (or none for a file), A's
+// and B's labels; the exit code as diff(1)'s.
+int render_page(const Globals& globals, const DiffOptions& options, LoadedChange& change,
+                const std::string& a_label, const std::string& b_label,
+                std::vector<ItemChange::Kind> only) {
+  ChangeView& v = change.view;
+  v.title = fmt::format("{} -> {}", a_label, b_label);
+  v.path = b_label;
   v.path_status = "compared";
-  v.stored_bytes = change->new_body.size();
-  compare_bodies(*change, true, options.normalized, {});
+  v.stored_bytes = change.new_body.size();
+  compare_bodies(change, true, options.normalized, {});
 
   RenderOptions render;
   render.max_lines = options.max_lines;
@@ -92,6 +56,163 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
   return v.diff.empty() ? 0 : 1;
 }
 
+std::unique_ptr<LoadedChange> no_fields() {
+  auto change = std::make_unique<LoadedChange>();
+  change->view.source = "-";
+  change->view.timestamp_kind = "-";
+  for (const auto& name : recorded_header_names()) change->view.headers.push_back({name, {}});
+  return change;
+}
+
+// Source NAME as of commits A and B, whichever commits changed it: its body in each tree
+// (nothing where it is absent), on the page of its latest change at or before B.
+Result<int> diff_source(const Globals& globals, const DiffOptions& options, const Archive& archive,
+                        const CommitInfo& a, const CommitInfo& b, const std::string& name,
+                        std::vector<ItemChange::Kind> only) {
+  auto before = read_source_at(archive, a, name);
+  if (!before) return before.error();
+  auto after = read_source_at(archive, b, name);
+  if (!after) return after.error();
+  if (!*before && !*after)
+    return Error{Errc::not_found, fmt::format("source '{}' is in neither commit {} nor commit {}",
+                                              name, a.short_id(), b.short_id())};
+  auto latest = archive.source_change_at(name, b.id);
+  if (!latest) return latest.error();
+  std::unique_ptr<LoadedChange> change;
+  if (*latest) {
+    // The fields and recorded headers of the version B holds; the diff is against A's.
+    auto loaded = load_change(archive, (*latest)->id, name, false, false);
+    if (!loaded) return loaded.error();
+    change = std::move(*loaded);
+  } else {
+    change = no_fields();
+    change->view.source = name;
+  }
+  const auto label = [&](const std::optional<FeedInput>& in, const CommitInfo& c) {
+    return in ? in->label : fmt::format("{}:(no {})", c.short_id(), name);
+  };
+  const std::string a_label = label(*before, a), b_label = label(*after, b);
+  change->old_body = Blob(*before ? std::move((*before)->bytes) : std::string());
+  change->new_body = Blob(*after ? std::move((*after)->bytes) : std::string());
+  return render_page(globals, options, *change, a_label, b_label, std::move(only));
+}
+
+// The item summary of one source's difference, from the cache when it holds it.
+std::string difference_summary(const Archive& archive, const CommitInfo& b,
+                               const SourceDifference& d) {
+  if (d.old_blob.empty()) return "not in the first commit";
+  if (d.new_blob.empty()) return "not in the second commit";
+  const FeedRules rules = feed_rules(archive, b.id, d.name);
+  const std::string name =
+      item_diff_cache_name(d.old_blob, d.new_blob, rules.ignore, rules.insignificant);
+  std::optional<ItemDiff> items;
+  if (auto text = archive.cache_read(name)) items = decode_item_diff(*text);
+  if (!items) {
+    const NormalizeOptions model_only{{}, true, false};
+    auto model = [&](const std::string& blob) -> Result<Document> {
+      auto body = archive.read_blob(blob);
+      if (!body) return body.error();
+      return normalize(*body, model_only);
+    };
+    auto before = model(d.old_blob);
+    auto after = model(d.new_blob);
+    if (!before || !after) return "a version does not parse";
+    items = diff_items(before->feed, after->feed, rules.ignore, true, rules.insignificant);
+    archive.cache_write(name, encode_item_diff(*items));
+  }
+  return summarize_items(*items);
+}
+
+// `diff A B` of two commits without a NAME: the one source that differs, or the list.
+Result<int> diff_commits(const Globals& globals, const DiffOptions& options,
+                         std::vector<ItemChange::Kind> only) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto a = archive->resolve(options.a);
+  if (!a)
+    return Error{Errc::not_found, fmt::format("'{}' is neither a file nor a commit", options.a)};
+  auto b = archive->resolve(options.b);
+  if (!b)
+    return Error{Errc::not_found, fmt::format("'{}' is neither a file nor a commit", options.b)};
+  if (!options.source.empty())
+    return diff_source(globals, options, *archive, *a, *b, options.source, std::move(only));
+  auto differing = sources_between(*archive, *a, *b);
+  if (!differing) return differing.error();
+  if (differing->empty()) {
+    write_out(fmt::format("No source differs between {} and {}.\n", a->short_id(), b->short_id()));
+    return 0;
+  }
+  if (differing->size() == 1)
+    return diff_source(globals, options, *archive, *a, *b, differing->front().name,
+                       std::move(only));
+  if (!options.all) {
+    std::string list;
+    for (const SourceDifference& d : *differing)
+      list += fmt::format("{}: {}\n", d.name, difference_summary(*archive, *b, d));
+    write_out(list);
+    return Error{Errc::usage,
+                 fmt::format("{} sources differ between {} and {}; name one (feeddiff diff A B "
+                             "NAME) or pass --all",
+                             differing->size(), a->short_id(), b->short_id())};
+  }
+  int code = 0;
+  for (std::size_t i = 0; i < differing->size(); ++i) {
+    if (i > 0) write_out("\n");
+    auto one = diff_source(globals, options, *archive, *a, *b, (*differing)[i].name, only);
+    if (!one) return one.error();
+    code = std::max(code, *one);
+  }
+  return code;
+}
+
+Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
+  std::vector<ItemChange::Kind> only;
+  if (!options.only.empty()) {
+    auto kinds = parse_only(options.only);
+    if (!kinds) return kinds.error();
+    only = std::move(*kinds);
+  }
+  if (names_commit(options.a) && names_commit(options.b))
+    return diff_commits(globals, options, std::move(only));
+  if (options.all) return Error{Errc::usage, "--all compares two commits, not files"};
+  // Two files are read at once: on a 20 MB feed each read is mostly page faults, which two
+  // threads take in parallel. A commit names its source, which B may inherit: read in turn.
+  std::optional<std::future<Result<FeedInput>>> b_read;
+  if (!names_commit(options.a) && !names_commit(options.b) && options.a != "-" &&
+      options.b != "-") {
+    try {
+      b_read = std::async(std::launch::async,
+                          [&] { return read_feed_input(globals, options.b, options.source); });
+    } catch (const std::system_error&) {
+      // no thread to be had: B is read after A
+    }
+  }
+  auto a = read_feed_input(globals, options.a, options.source);
+  if (!a) return a.error();
+  auto b = b_read ? b_read->get()
+                  : read_feed_input(globals, options.b,
+                                    options.source.empty() ? a->source : options.source);
+  if (!b) return b.error();
+
+  std::unique_ptr<LoadedChange> change;
+  if (!b->commit.empty()) {
+    // B's source as of B: the page of its latest change at or before B, diffed against A.
+    auto archive = open_archive(globals);
+    if (!archive) return archive.error();
+    auto latest = archive->source_change_at(b->source, b->commit);
+    if (!latest) return latest.error();
+    if (*latest) {
+      auto loaded = load_change(*archive, (*latest)->id, b->source, false, false);
+      if (!loaded) return loaded.error();
+      change = std::move(*loaded);
+    }
+  }
+  if (!change) change = no_fields();
+  change->old_body = Blob(std::move(a->bytes));
+  change->new_body = Blob(std::move(b->bytes));
+  return render_page(globals, options, *change, a->label, b->label, std::move(only));
+}
+
 }  // namespace
 
 Command diff_command(CLI::App& root, const Globals& globals) {
@@ -99,13 +220,18 @@ Command diff_command(CLI::App& root, const Globals& globals) {
   auto options = std::make_shared<DiffOptions>();
   app->add_option("A", options->a, "The older version: a commit, a feed file, or -")->required();
   app->add_option("B", options->b, "The newer version: a commit, a feed file, or -")->required();
-  app->add_option("NAME", options->source, "With commits: the source to compare");
+  app->add_option("NAME", options->source,
+                  "With commits: the source to compare, as each commit has it (default: the "
+                  "one source that differs)");
   app->add_option("--format", options->format,
                   "text (default), markdown, json (docs/json.md, as show's) or html (a "
                   "standalone page)")
       ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
   app->add_flag("--normalized", options->normalized,
                 "Diff the canonical documents instead of the raw bodies");
+  app->add_flag("--all", options->all,
+                "Two commits, no NAME, several sources differ: show each, one page after "
+                "another, by name");
   app->add_option("--max-lines", options->max_lines, "Diff lines shown at most (default 400)")
       ->check(CLI::PositiveNumber);
   app->add_option("--max-line-chars", options->max_line_chars,
@@ -118,8 +244,15 @@ Command diff_command(CLI::App& root, const Globals& globals) {
   app->footer(R"(The same page as `show`: line counts, the item summary and the diff. Exit code 0
 when the two are identical, 1 when they differ (as diff(1)), 2 on error.
 
+With two commits, NAME is the source as each commit has it: its raw body in that commit's
+tree, whichever commits changed it (a source added after A is compared with nothing), on
+the page (fields, recorded headers) of its latest change at or before B. Without NAME, the
+one source whose body differs between A and B; when several do, each is listed with its
+item summary and the command asks for a NAME (exit 2), or shows each with --all.
+
 Examples:
   feeddiff diff HEAD~5 HEAD pytorch
+  feeddiff diff HEAD~20 HEAD --all
   feeddiff diff old.xml new.xml --normalized
   feeddiff diff HEAD~5 HEAD pytorch --format json | jq .items)");
   return {app, [options, &globals] { return run_diff(globals, *options); }};

@@ -107,12 +107,13 @@ Command history_command(CLI::App& root, const Globals& globals) {
   app->footer(
       R"(With ITEM: when the item was first seen (commit and time), each edit with its changed
 fields before and after (long text as a word diff of what a reader sees, [-removed-]{+added+}
-without colour, as `show` writes it), moves, its removal and its reappearance. ITEM matches an
+without colour, as `show` writes it), moves, its removal ("aged out" when it fell off the end
+of the feed's window, "removed" when pulled while older items stayed) and its reappearance. ITEM matches an
 item's id exactly, else its link exactly, else a piece of one of its titles (any case; a
 whole title wins over pieces of others); when a piece matches several items, the command
 says how many and asks for the id. Without ITEM: every item the source ever had, with when
 it was first seen and last changed, its count of edits and whether the newest version still
-has it.
+has it (present, removed or aged out).
 
 Only the source's own commits are read (from the per-source index in .git/feeddiff/index
 when it is there), and each change's item summary comes from .git/feeddiff/cache when poll

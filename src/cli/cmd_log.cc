@@ -58,7 +58,7 @@ Result<int> log_items(const Archive& archive, const LogOptions& options) {
       bool cut = false;
       std::string label(cut_chars(title, 100, &cut));
       if (cut) label += "…";
-      out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, item_kind_name(item.kind),
+      out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, item_change_word(item),
                          escape_terminal(label), item.minor ? " [minor]" : "");
       ++lines;
     }

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+#include <utility>
+
 #include "cli/change.h"
 #include "cli/command.h"
+#include "feeddiff/config.h"
 
 namespace feeddiff::cli {
 
@@ -22,7 +26,7 @@ std::optional<std::string> forge_file_url(const std::string& commit_url, const s
 }
 
 struct ShowOptions {
-  std::string revision = "HEAD";
+  std::string revision;  // "" when not given: HEAD
   std::string source;
   std::string format = "text";
   std::size_t max_lines = 400;
@@ -30,6 +34,36 @@ struct ShowOptions {
   std::string only;  // --only, as given
   bool normalized = false;
 };
+
+// Whether feeddiff.toml on the branch names a source so.
+bool configured_source(const Archive& archive, const std::string& name) {
+  auto toml = archive.read_head("feeddiff.toml");
+  if (!toml || !*toml) return false;
+  auto config = parse_config(**toml);
+  return config && config->find(name) != nullptr;
+}
+
+// What `show WORD` means: a revision when WORD resolves as one, else the source WORD (its
+// latest change); WORD both a revision and a configured source is ambiguous, as in git.
+// The pair (revision, source) to show.
+Result<std::pair<std::string, std::string>> resolve_word(const Archive& archive,
+                                                         const std::string& word) {
+  const bool source = check_source_name(word) && configured_source(archive, word);
+  if (archive.resolve(word)) {
+    if (!source) return std::pair{word, std::string()};
+    return Error{Errc::usage,
+                 fmt::format("'{}' names both a commit and a source: `feeddiff show HEAD {}` for "
+                             "the source's latest change, a longer id for the commit",
+                             word, word)};
+  }
+  // Not a revision: a source when feeddiff.toml names it or its files have a history (a
+  // removed source's too); else the word was likely meant as a commit.
+  if (source) return std::pair{std::string("HEAD"), word};
+  if (check_source_name(word))
+    if (auto latest = archive.source_change_at(word, "HEAD"); latest && *latest)
+      return std::pair{std::string("HEAD"), word};
+  return Error{Errc::not_found, fmt::format("unknown commit or source '{}'", word)};
+}
 
 Result<int> show(const Globals& globals, const ShowOptions& options) {
   std::vector<ItemChange::Kind> only;
@@ -40,7 +74,26 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   }
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  auto change = load_change(*archive, options.revision, options.source, options.normalized);
+  std::string revision = options.revision.empty() ? "HEAD" : options.revision;
+  std::string source = options.source;
+  if (source.empty() && !options.revision.empty()) {
+    auto resolved = resolve_word(*archive, options.revision);
+    if (!resolved) return resolved.error();
+    std::tie(revision, source) = std::move(*resolved);
+  }
+  if (!source.empty()) {
+    // NAME as of the revision: its latest change at or before it.
+    auto commit = archive->resolve(revision);
+    if (!commit) return commit.error();
+    if (auto ok = check_source_name(source); !ok) return ok.error();
+    auto latest = archive->source_change_at(source, commit->id);
+    if (!latest) return latest.error();
+    if (!*latest)
+      return Error{Errc::not_found, fmt::format("source '{}' has no change at or before commit {}",
+                                                source, commit->short_id())};
+    revision = (*latest)->id;
+  }
+  auto change = load_change(*archive, revision, source, options.normalized);
   if (!change) return change.error();
   RenderOptions render;
   render.max_lines = options.max_lines;
@@ -68,8 +121,11 @@ Command show_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("show", "Show one recorded change: fields, headers and the diff");
   auto options = std::make_shared<ShowOptions>();
   app->add_option("COMMIT", options->revision,
-                  "The change: a commit id (abbreviated is fine), HEAD~2, ... (default HEAD)");
-  app->add_option("NAME", options->source, "The source, when a commit changed several");
+                  "The change: a commit id (abbreviated is fine), HEAD~2, ... (default HEAD); "
+                  "alone, a source's name (its latest change) when it is no revision");
+  app->add_option("NAME", options->source,
+                  "The source: its latest change at or before COMMIT (COMMIT itself when it "
+                  "changed it)");
   app->add_option("--format", options->format,
                   "text (default), markdown, json (docs/json.md) or html (a standalone page)")
       ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
@@ -90,12 +146,22 @@ Command show_command(CLI::App& root, const Globals& globals) {
 whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
 recorded response headers, and the unified diff of the raw body against the source's previous
 version. Text from feeds is escaped: control characters show as \x1b, bidi overrides as \u202e.
-The Items section (items added, removed, changed, moved) compares the two versions parsed,
+The Items section (items added, aged out of the feed's window, removed while older ones stay,
+changed, moved) compares the two versions parsed,
 with each changed field before and after (long text as a word diff of what a reader sees,
 [-removed-]{+added+} without colour); poll keeps it for each change it records in .git/feeddiff/cache, which can be deleted.
 
+With NAME, the page is that source's latest change at or before COMMIT, found through the
+per-source index (`show HEAD pytorch` is pytorch's latest change, whichever sources changed
+since). `show WORD` alone takes WORD as a revision when it resolves as one (HEAD~2, an id, a
+branch), else as a source that feeddiff.toml names or whose files have a history; a word
+that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
+`show HEAD WORD` for the source).
+
 Examples:
   feeddiff show                     the latest change
+  feeddiff show pytorch             the latest change of source pytorch
+  feeddiff show HEAD~20 pytorch     pytorch as of HEAD~20: its latest change at or before it
   feeddiff show a766469 --format markdown > change.md
   feeddiff show --format html > change.html    a page for a browser
   feeddiff show --format json | jq .items      for scripts (schema: docs/json.md)

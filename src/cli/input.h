@@ -1,8 +1,10 @@
 #pragma once
 // Where normalize, items and diff read a feed from: a file, stdin, or the archive.
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/command.h"
 
@@ -16,9 +18,35 @@ struct FeedInput {
   std::string source;  ///< the source it belongs to, "" for a file
 };
 
+/// Whether diff, items and normalize read `what` as a commit: it is neither `-` (stdin) nor
+/// an existing file.
+bool names_commit(std::string_view what);
+
 /// Reads `-` (stdin), an existing file, or else a commit of the archive (with source naming
-/// which raw body, or the one the commit recorded).
+/// which raw body, or the one the commit recorded): the source as of that commit, whichever
+/// commit last changed it (see read_source_at).
 Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
                                   std::string_view source);
+
+/// A source as of a commit: the raw body at its response.xml or response.json in that
+/// commit's tree, in the layout the commit keeps it in (a source moved between layouts, or
+/// between XML and JSON, is found either way), whichever commit last changed it; nullopt
+/// when the commit has no such file (the source was added later, or removed).
+Result<std::optional<FeedInput>> read_source_at(const Archive& archive, const CommitInfo& commit,
+                                                std::string_view source);
+
+/// A source whose raw body differs between two commits: each side's blob id, "" where the
+/// commit has none.
+struct SourceDifference {
+  std::string name;      ///< the source
+  std::string old_blob;  ///< at the first commit
+  std::string new_blob;  ///< at the second
+};
+
+/// The sources whose response.xml or response.json differ between two commits (either
+/// layout; a source only moved between layouts does not differ), by name. Lists the two
+/// commits' raw/ trees: the cost of the sources, not of the history between.
+Result<std::vector<SourceDifference>> sources_between(const Archive& archive, const CommitInfo& a,
+                                                      const CommitInfo& b);
 
 }  // namespace feeddiff::cli

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -256,6 +257,175 @@ std::vector<bool> longest_increasing(const std::vector<std::size_t>& seq) {
   return in;
 }
 
+// Seconds since 1970 of a civil date (proleptic Gregorian), Howard Hinnant's days_from_civil.
+std::int64_t epoch_seconds(int y, unsigned m, unsigned d, unsigned hh, unsigned mm, unsigned ss) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return (era * 146097 + static_cast<std::int64_t>(doe) - 719468) * 86400 + hh * 3600 + mm * 60 +
+         ss;
+}
+
+// Digits at text[at..at+n) as a number; advances at. nullopt when they are not n digits.
+std::optional<unsigned> digits(std::string_view text, std::size_t& at, std::size_t n) {
+  if (at + n > text.size()) return std::nullopt;
+  unsigned v = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[at + i];
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  at += n;
+  return v;
+}
+
+// The zone offset in seconds east of UTC of an RFC 822/3339 zone (`Z`, `GMT`, `+0200`,
+// `-07:00`, `EST`, ...); 0 for one not known (the order of a feed's own items is what counts,
+// and a feed writes its dates one way).
+std::int64_t zone_offset(std::string_view zone) {
+  while (!zone.empty() && zone.front() == ' ') zone.remove_prefix(1);
+  if (zone.empty()) return 0;
+  if (zone[0] == '+' || zone[0] == '-') {
+    std::string d;
+    for (char c : zone.substr(1))
+      if (c >= '0' && c <= '9') d += c;
+    if (d.size() < 4) return 0;
+    const std::int64_t s =
+        ((d[0] - '0') * 10 + (d[1] - '0')) * 3600 + ((d[2] - '0') * 10 + (d[3] - '0')) * 60;
+    return zone[0] == '-' ? -s : s;
+  }
+  static constexpr std::pair<std::string_view, int> kZones[] = {
+      {"EST", -5}, {"EDT", -4}, {"CST", -6}, {"CDT", -5},
+      {"MST", -7}, {"MDT", -6}, {"PST", -8}, {"PDT", -7}};
+  for (const auto& [name, hours] : kZones)
+    if (zone.starts_with(name)) return hours * 3600;
+  return 0;
+}
+
+// A feed date as seconds since 1970: RFC 3339 (Atom, JSON Feed, dc:date: `2026-12-05T10:00:00Z`,
+// a date alone too) or RFC 822 (RSS pubDate: `Sat, 05 Dec 2026 10:00:00 +0000`, the weekday
+// optional, two-digit years); nullopt for anything else.
+std::optional<std::int64_t> feed_time(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  std::size_t at = 0;
+  if (auto y = digits(text, at, 4); y && at < text.size() && text[at] == '-') {
+    ++at;
+    auto m = digits(text, at, 2);
+    if (!m || at >= text.size() || text[at] != '-') return std::nullopt;
+    ++at;
+    auto d = digits(text, at, 2);
+    if (!d || *m < 1 || *m > 12 || *d < 1 || *d > 31) return std::nullopt;
+    unsigned hh = 0, mm = 0, ss = 0;
+    if (at < text.size() && (text[at] == 'T' || text[at] == 't' || text[at] == ' ')) {
+      ++at;
+      auto h = digits(text, at, 2);
+      if (!h || at >= text.size() || text[at] != ':') return std::nullopt;
+      ++at;
+      auto mi = digits(text, at, 2);
+      if (!mi) return std::nullopt;
+      hh = *h, mm = *mi;
+      if (at < text.size() && text[at] == ':') {
+        ++at;
+        if (auto s = digits(text, at, 2)) ss = *s;
+      }
+      while (at < text.size() && (text[at] == '.' || (text[at] >= '0' && text[at] <= '9'))) ++at;
+    }
+    const std::string_view zone = text.substr(at);
+    return epoch_seconds(static_cast<int>(*y), *m, *d, hh, mm, ss) -
+           (zone == "Z" || zone == "z" ? 0 : zone_offset(zone));
+  }
+  // RFC 822: [Day, ] D Mon YYYY hh:mm[:ss] zone
+  if (auto comma = text.find(','); comma != std::string_view::npos && comma < 12)
+    text.remove_prefix(comma + 1);
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  at = 0;
+  std::size_t day_len = 0;
+  while (day_len < 2 && at + day_len < text.size() && text[at + day_len] >= '0' &&
+         text[at + day_len] <= '9')
+    ++day_len;
+  auto d = day_len ? digits(text, at, day_len) : std::nullopt;
+  if (!d || at + 5 > text.size() || text[at] != ' ') return std::nullopt;
+  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  unsigned m = 0;
+  for (unsigned i = 0; i < 12; ++i)
+    if (text.substr(at + 1, 3) == kMonths[i]) m = i + 1;
+  if (m == 0) return std::nullopt;
+  at += 4;
+  while (at < text.size() && text[at] != ' ') ++at;  // "December" as well as "Dec"
+  ++at;
+  std::size_t year_len = 0;
+  while (at + year_len < text.size() && text[at + year_len] >= '0' && text[at + year_len] <= '9')
+    ++year_len;
+  if (year_len != 2 && year_len != 4) return std::nullopt;
+  auto y = digits(text, at, year_len);
+  int year = static_cast<int>(*y);
+  if (year_len == 2) year += year < 50 ? 2000 : 1900;
+  unsigned hh = 0, mm = 0, ss = 0;
+  if (at + 1 < text.size() && text[at] == ' ') {
+    std::size_t t = at + 1;
+    auto h = digits(text, t, 2);
+    if (h && t < text.size() && text[t] == ':') {
+      ++t;
+      if (auto mi = digits(text, t, 2)) {
+        hh = *h, mm = *mi, at = t;
+        if (at < text.size() && text[at] == ':') {
+          ++at;
+          if (auto s = digits(text, at, 2)) ss = *s;
+        }
+      }
+    }
+  }
+  if (*d < 1 || *d > 31) return std::nullopt;
+  return epoch_seconds(year, m, *d, hh, mm, ss) - zone_offset(text.substr(at));
+}
+
+// Votes on a feed's order from its dated items, each against the dated item before it: a
+// newer date after an older one says oldest first, an older after a newer newest first.
+void vote_order(const Feed& feed, std::size_t& oldest_first, std::size_t& newest_first) {
+  std::optional<std::int64_t> previous;
+  for (const Item& item : feed.items) {
+    const auto t = feed_time(item.published.empty() ? item.updated : item.published);
+    if (!t) continue;
+    if (previous && *t > *previous) ++oldest_first;
+    if (previous && *t < *previous) ++newest_first;
+    previous = t;
+  }
+}
+
+// Which old items aged out of the window (see diff_items in diff.h): of those gone (not
+// matched), each run's oldest end, as far as every item there is gone; none when nothing
+// arrived and nothing stayed (a feed emptied is not a window moving on). The feed is read
+// from its old end (the last item, or the first when its dated items mostly rise); a dated
+// item older than the dated one before it in that reading starts another run: feeds made of
+// sections (news, then filings, each newest first) age out at the end of each section.
+std::vector<bool> aged_out_items(const Feed& old_feed, const Feed& new_feed,
+                                 const std::vector<bool>& old_matched, std::size_t common) {
+  const std::size_t n = old_feed.items.size();
+  std::vector<bool> aged(n, false);
+  if (common == n || (common == 0 && new_feed.items.size() == 0)) return aged;
+  std::size_t oldest_first = 0, newest_first = 0;
+  vote_order(old_feed, oldest_first, newest_first);
+  if (oldest_first == newest_first) vote_order(new_feed, oldest_first, newest_first);
+  bool at_old_end = true;  // every item read so far in this run is gone
+  std::optional<std::int64_t> last;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = oldest_first > newest_first ? k : n - 1 - k;
+    const Item& item = old_feed.items[i];
+    if (const auto t = feed_time(item.published.empty() ? item.updated : item.published)) {
+      if (last && *t < *last) at_old_end = true;  // the old end of another run
+      last = t;
+    }
+    if (old_matched[i])
+      at_old_end = false;
+    else
+      aged[i] = at_old_end;
+  }
+  return aged;
+}
+
 }  // namespace
 
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
@@ -375,6 +545,7 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
   std::vector<bool> repeated(old_feed.items.size(), false);  // not the id's first occurrence
   for (std::size_t i = 0; i < old_feed.items.size(); ++i)
     if (next_same[i] != kNone) repeated[next_same[i]] = true;
+  const std::vector<bool> aged = aged_out_items(old_feed, new_feed, old_matched, common_old.size());
   for (std::size_t i = 0; i < old_feed.items.size(); ++i) {
     if (old_matched[i]) continue;
     ItemChange ch;
@@ -383,6 +554,7 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
     ch.id = old_feed.items[i].id;
     ch.title = old_feed.items[i].title;
     ch.old_index = i;
+    ch.aged_out = ch.kind == ItemChange::Kind::removed && aged[i];
     d.items.push_back(std::move(ch));
     substantive = significant = true;
   }
@@ -407,6 +579,11 @@ const char* item_kind_name(ItemChange::Kind kind) {
       return "duplicate";
   }
   return "changed";
+}
+
+const char* item_change_word(const ItemChange& change) {
+  if (change.kind == ItemChange::Kind::removed && change.aged_out) return "aged out";
+  return item_kind_name(change.kind);
 }
 
 std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name) {

@@ -18,7 +18,9 @@ namespace {
 
 // Raise the number when this format, normalize's item model or diff_items change what a
 // summary says: cache names include it, so older entries are then left unread.
-constexpr std::string_view kHeader = "feeddiff item-diff 4";
+// 5: a removal that aged out is written as the kind `aged-out` (ItemChange::aged_out).
+constexpr std::string_view kHeader = "feeddiff item-diff 5";
+constexpr std::string_view kAgedOut = "aged-out";
 constexpr std::string_view kEnd = "end";
 
 void put_number(std::string& out, std::size_t n) {
@@ -56,7 +58,9 @@ std::string encode_item_diff(const ItemDiff& diff) {
   }
   for (const auto& item : diff.items) {
     out += "item";
-    append_tab_field(out, item_kind_name(item.kind));
+    append_tab_field(out, item.kind == ItemChange::Kind::removed && item.aged_out
+                              ? kAgedOut
+                              : std::string_view(item_kind_name(item.kind)));
     append_tab_field(out, item.moved ? "1" : "0");
     append_tab_field(out, item.minor ? "1" : "0");
     put_number(out, item.old_index);
@@ -115,7 +119,9 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
       diff.channel_fields.push_back(std::move(fields[1]));
     } else if (fields[0] == "item" && fields.size() >= 8) {
       ItemChange item;
-      const auto kind = item_kind_from_name(fields[1]);
+      item.aged_out = fields[1] == kAgedOut;
+      const auto kind =
+          item.aged_out ? std::optional(ItemChange::Kind::removed) : item_kind_from_name(fields[1]);
       if (!kind) return std::nullopt;
       item.kind = *kind;
       if (!flag(fields[2], item.moved) || !flag(fields[3], item.minor) ||

@@ -42,6 +42,12 @@ std::string kind_words(ItemEvent::Kind kind) {
   return out;
 }
 
+// An event's kind as the pages write it, a removal that aged out of the window as such.
+std::string event_words(const ItemEvent& e) {
+  if (e.kind == ItemEvent::Kind::removed && e.change.aged_out) return "aged out";
+  return kind_words(e.kind);
+}
+
 // What the event line says after its kind, unescaped: the title for an item that came or
 // went, the changed fields for an edit, the positions (1 for the first item) for a move.
 std::string event_detail(const ItemEvent& e) {
@@ -92,9 +98,16 @@ std::size_t unreadable(const HistoryView& v) {
 std::string now_words(const HistoryView& v, const ItemLife& life) {
   if (life.present()) return "present";
   const ItemEvent* gone = removal(life);
-  return gone ? fmt::format("removed {} ({})", when(v, gone->version),
+  return gone ? fmt::format("{} {} ({})", event_words(*gone), when(v, gone->version),
                             short_commit(v, gone->version))
               : std::string("removed");
+}
+
+// "present", "removed" or "aged out": where the item is now, in one word.
+std::string now_word(const ItemLife& life) {
+  if (life.present()) return "present";
+  const ItemEvent* gone = removal(life);
+  return gone ? event_words(*gone) : std::string("removed");
 }
 
 std::string edits_words(const HistoryView& v, const ItemLife& life) {
@@ -172,6 +185,7 @@ Json event_json(const HistoryView& v, const ItemEvent& e) {
   for (const FieldChange& c : e.change.changes) changes.push_back(page::field_change_to_json(c));
   out["field_changes"] = std::move(changes);
   out["moved"] = e.change.moved;
+  out["aged_out"] = e.kind == ItemEvent::Kind::removed ? Json(e.change.aged_out) : Json(nullptr);
   out["old_index"] = index_json(e.change.old_index);
   out["new_index"] = index_json(e.change.new_index);
   return out;
@@ -194,12 +208,12 @@ std::string render_history_text(const HistoryView& v, bool color) {
       out += fmt::format("({} version{} could not be read as a feed)\n", with_thousands(bad),
                          bad == 1 ? "" : "s");
     if (v.items.empty()) return out;
-    out += fmt::format("\n{:<16}  {:<16}  {:>5}  {:<7}  {}\n", "FIRST SEEN", "LAST CHANGED",
+    out += fmt::format("\n{:<16}  {:<16}  {:>5}  {:<8}  {}\n", "FIRST SEEN", "LAST CHANGED",
                        "EDITS", "NOW", "ITEM");
     for (const ItemLife& life : v.items)
-      out += fmt::format("{:<16}  {:<16}  {:>5}  {:<7}  {}  {}\n", when(v, life.first_seen),
+      out += fmt::format("{:<16}  {:<16}  {:>5}  {:<8}  {}  {}\n", when(v, life.first_seen),
                          life.last_changed ? when(v, *life.last_changed) : std::string("-"),
-                         with_thousands(life.edits), life.present() ? "present" : "removed",
+                         with_thousands(life.edits), now_word(life),
                          escape_terminal(label_of(life)), escape_terminal(one_line(life.id)));
     return out;
   }
@@ -218,7 +232,7 @@ std::string render_history_text(const HistoryView& v, bool color) {
                                                                                            : "";
       out +=
           fmt::format("  {}  {}  {}{:<10}{}  {}\n", when(v, e.version), short_commit(v, e.version),
-                      c, kind_words(e.kind), *c ? reset : "", escape_terminal(event_detail(e)));
+                      c, event_words(e), *c ? reset : "", escape_terminal(event_detail(e)));
       if (e.kind == ItemEvent::Kind::changed) out += page::text_field_changes(e.change, color);
     }
   }
@@ -247,8 +261,7 @@ std::string render_history_markdown(const HistoryView& v) {
     for (const ItemLife& life : v.items)
       out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", when(v, life.first_seen),
                          life.last_changed ? when(v, *life.last_changed) : std::string("-"),
-                         life.edits, life.present() ? "present" : "removed",
-                         page::markdown_inline(label_of(life)),
+                         life.edits, now_word(life), page::markdown_inline(label_of(life)),
                          page::markdown_inline(one_line(life.id)));
     return out;
   }
@@ -258,7 +271,7 @@ std::string render_history_markdown(const HistoryView& v) {
       out += fmt::format("- **{}**: {}\n", label, page::markdown_inline(value));
     out += "\n### Events\n\n";
     for (const ItemEvent& e : life.events) {
-      out += fmt::format("- **{}** {} `{}` {}\n", kind_words(e.kind), when(v, e.version),
+      out += fmt::format("- **{}** {} `{}` {}\n", event_words(e), when(v, e.version),
                          short_commit(v, e.version), page::markdown_inline(event_detail(e)));
       if (e.kind == ItemEvent::Kind::changed) out += page::markdown_field_changes(e.change);
     }
@@ -330,8 +343,7 @@ std::string render_history_html(const HistoryView& v, const HtmlLinks& links) {
           life.last_changed
               ? escape_html(when(v, *life.last_changed)) + " " + commit_cell(*life.last_changed)
               : std::string("-"),
-          life.edits, life.present() ? "present" : "removed", escape_html(label_of(life)),
-          escape_html(one_line(life.id)));
+          life.edits, now_word(life), escape_html(label_of(life)), escape_html(one_line(life.id)));
     out += "</tbody>\n</table></div>\n";
     return out + html::tail();
   }
@@ -353,14 +365,14 @@ std::string render_history_html(const HistoryView& v, const HtmlLinks& links) {
     out += "</dl>\n<section id=\"events\">\n<h2>Versions</h2>\n<ul class=\"items\">\n";
     for (const ItemEvent& e : life.events) {
       const char* cls =
-          e.kind == ItemEvent::Kind::removed ? "removed"
+          e.kind == ItemEvent::Kind::removed ? (e.change.aged_out ? "aged-out" : "removed")
           : e.kind == ItemEvent::Kind::first_seen || e.kind == ItemEvent::Kind::reappeared
               ? "added"
               : "changed";
       const std::string changes =
           e.kind == ItemEvent::Kind::changed ? page::html_field_changes(e.change) : std::string();
       out += fmt::format("<li><span class=\"kind {}\">{}</span> <div>{} {} {}\n{}</div></li>\n",
-                         cls, escape_html(kind_words(e.kind)), escape_html(when(v, e.version)),
+                         cls, escape_html(event_words(e)), escape_html(when(v, e.version)),
                          commit_cell(e.version), escape_html(event_detail(e)), changes);
     }
     out += "</ul>\n</section>\n";

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 #include "render/html_page.h"
@@ -89,9 +91,11 @@ std::string items_section(const ChangeView& c, const RenderOptions& options,
       if (line.change && links.item)
         if (const std::string page = links.item(*line.change); !page.empty())
           label += fmt::format(" <a class=\"history\" href=\"{}\">history</a>", escape_html(page));
-      out +=
-          fmt::format("<li><span class=\"kind {0}\">{0}</span> {1}</li>\n", escape_html(line.kind),
-                      changes.empty() ? label : "<div>" + label + "\n" + changes + "</div>");
+      std::string cls = line.kind;  // "aged out" is the class aged-out
+      std::replace(cls.begin(), cls.end(), ' ', '-');
+      out += fmt::format("<li><span class=\"kind {}\">{}</span> {}</li>\n", escape_html(cls),
+                         escape_html(line.kind),
+                         changes.empty() ? label : "<div>" + label + "\n" + changes + "</div>");
     }
     out += "</ul>\n";
   }

@@ -85,6 +85,7 @@ ul.items li{display:flex;gap:.5rem;padding:.2rem 0;overflow-wrap:anywhere}
 letter-spacing:.04em;color:var(--muted)}
 .kind.added{color:var(--add-fg)}
 .kind.removed{color:var(--del-fg)}
+.kind.aged-out{color:var(--muted)}
 .kind.reappeared{color:var(--add-fg)}
 .diff{border:1px solid var(--line);border-radius:6px;overflow:hidden;margin:0}
 .diff div{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 .6rem;min-height:1.35em;

@@ -135,6 +135,7 @@ Json items_json(const ItemDiff& items, const RenderOptions& options) {
     one["field_changes"] = std::move(changes);
     one["moved"] = item.moved;
     one["minor"] = item.minor;
+    one["aged_out"] = item.kind == ItemChange::Kind::removed ? Json(item.aged_out) : Json(nullptr);
     one["old_index"] = index_or_null(item.old_index);
     one["new_index"] = index_or_null(item.new_index);
     listed.push_back(std::move(one));

@@ -56,12 +56,21 @@ std::string items_summary(const ItemDiff& items) {
   }
   constexpr std::size_t kinds = std::size(kItemKinds);
   std::size_t counts[kinds] = {};
-  for (const auto& item : items.items) ++counts[static_cast<std::size_t>(item.kind)];
+  std::size_t aged_out = 0;  // counted apart from the other removals, just before them
+  for (const auto& item : items.items) {
+    if (item.kind == ItemChange::Kind::removed && item.aged_out)
+      ++aged_out;
+    else
+      ++counts[static_cast<std::size_t>(item.kind)];
+  }
   std::string out;
-  for (std::size_t k = 0; k < kinds; ++k)
+  for (std::size_t k = 0; k < kinds; ++k) {
+    if (kItemKinds[k] == ItemChange::Kind::removed && aged_out)
+      out += fmt::format("{}{} aged out", out.empty() ? "" : ", ", aged_out);
     if (counts[k])
       out +=
           fmt::format("{}{} {}", out.empty() ? "" : ", ", counts[k], item_kind_name(kItemKinds[k]));
+  }
   if (!items.channel_fields.empty())
     out += fmt::format("{}channel {}", out.empty() ? "" : "; ",
                        items.channel_fields.size() == 1 ? "field changed" : "fields changed");
@@ -93,7 +102,7 @@ std::vector<ItemLine> item_lines(const ItemDiff& items, const RenderOptions& opt
       label += item.new_index == static_cast<std::size_t>(-1) ? " (an extra copy went)"
                                                               : " (an extra copy of an id)";
     if (item.minor) label += " [minor]";
-    out.push_back({item_kind_name(item.kind), std::move(label), &item});
+    out.push_back({item_change_word(item), std::move(label), &item});
   }
   if (channel && out.size() < options.max_items) {
     std::string fields;

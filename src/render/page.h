@@ -35,7 +35,8 @@ ShownDiff shown(const LineDiff& diff, const RenderOptions& options);
 /// The footer sentence(s), or "" when nothing was held back.
 std::string footer(const ShownDiff& diff, const RenderOptions& options);
 
-/// The one-line summary of an item diff: "2 added, 1 removed, 3 changed" or "cosmetic only
+/// The one-line summary of an item diff: "2 added, 3 aged out, 1 removed, 3 changed" (kinds
+/// in kItemKinds order, aged-out removals counted apart, before the others) or "cosmetic only
 /// (lastBuildDate)" or "no item changed".
 std::string items_summary(const ItemDiff& items);
 
@@ -49,7 +50,7 @@ std::string filtered_note(const ItemDiff& items, const RenderOptions& options);
 /// One listed item change: its kind word and a one-line label (title cut to 100
 /// characters, the changed fields in parentheses), unescaped.
 struct ItemLine {
-  std::string kind;                    ///< an item kind's name, or channel
+  std::string kind;                    ///< item_change_word ("aged out" too), or channel
   std::string label;                   ///< what to show after the kind
   const ItemChange* change = nullptr;  ///< the item change (none for the channel line)
 };

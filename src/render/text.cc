@@ -105,6 +105,7 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
     out += fmt::format("\nItems: {}\n", page::items_summary(*c.items));
     std::size_t more = 0;
     for (const auto& line : page::item_lines(*c.items, options, &more)) {
+      // An item that aged out is the window moving on, not news: it goes uncoloured.
       const char* color = line.kind == "added" || line.kind == "reappeared" ? p.added
                           : line.kind == "removed"                          ? p.removed
                                                                             : "";

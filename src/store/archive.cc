@@ -956,14 +956,18 @@ Result<std::vector<CommitInfo>> walk_log(git_repository* repo, const git_oid& he
 // caught up only when no writer holds the lock: a reader never waits for a poll.
 std::optional<std::vector<git_oid>> indexed_commits(const Archive& archive, git_repository* repo,
                                                     const std::string& git_dir, const git_oid& head,
-                                                    std::string_view name, std::size_t limit) {
+                                                    std::string_view name, std::size_t limit,
+                                                    std::vector<std::uint32_t>* depths = nullptr) {
   std::optional<ArchiveLock> lock;
-  auto ids = source_index::commits_of(repo, git_dir + "/feeddiff/index", head, name, limit, [&] {
-    auto l = ArchiveLock::acquire(archive, false);
-    if (!l) return false;
-    lock.emplace(std::move(*l));
-    return true;
-  });
+  auto ids = source_index::commits_of(
+      repo, git_dir + "/feeddiff/index", head, name, limit,
+      [&] {
+        auto l = ArchiveLock::acquire(archive, false);
+        if (!l) return false;
+        lock.emplace(std::move(*l));
+        return true;
+      },
+      depths);
   if (!ids || !*ids) return std::nullopt;
   return std::move(**ids);
 }
@@ -1033,6 +1037,70 @@ Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view nam
   out.reserve(commits->size());
   for (auto& c : *commits) out.push_back(std::move(c.id));
   return out;
+}
+
+Result<std::optional<CommitInfo>> Archive::source_change_at(std::string_view name,
+                                                            std::string_view revision) const {
+  using Answer = std::optional<CommitInfo>;
+  git_repository* repo = impl_->repo.get();
+  auto start = lookup_commit(repo, revision);
+  if (!start) return start.error();
+  const Abbreviator abbreviate(repo);
+  auto found = [&](const git_oid& id) -> Result<Answer> {
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+    git::CommitPtr commit(c);
+    return Answer(listed_info(c, abbreviate));
+  };
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  std::optional<std::vector<git_oid>> ids;
+  std::vector<std::uint32_t> depths;
+  git_oid tip{};
+  if (*head) {
+    tip = *git_commit_id(head->value().get());
+    ids = indexed_commits(*this, repo, impl_->git_dir, tip, name, 0, &depths);
+  }
+  // Back from the revision along first parents to the first commit that changed the source,
+  // or, sooner, to one whose depth on the branch the index knows (the branch's head, or a
+  // version commit, found in its own source's records: nearly every commit of an archive):
+  // the source's newest record below that depth is the answer. A few commits, whatever the
+  // history's length; the whole walk only where the index cannot answer (a merge on the
+  // branch, a revision off it whose chain never meets an indexed commit).
+  git::CommitPtr commit = std::move(*start);
+  for (;;) {
+    git_commit* c = commit.get();
+    const git_oid id = *git_commit_id(c);
+    auto touched = touches_source(c, name);
+    if (!touched) return touched.error();
+    if (*touched) return found(id);
+    if (ids) {
+      std::optional<std::uint32_t> depth;
+      if (git_oid_equal(&id, &tip)) {
+        depth = UINT32_MAX;
+      } else {
+        const CommitInfo info = info_of(c);
+        const std::string* source = info.trailer("Source");
+        std::vector<std::uint32_t> its_depths;
+        if (source && *source != name && check_source_name(*source))
+          if (auto its = indexed_commits(*this, repo, impl_->git_dir, tip, *source, 0, &its_depths))
+            for (std::size_t i = 0; i < its->size(); ++i)
+              if (git_oid_equal(&(*its)[i], &id)) {
+                depth = its_depths[i];
+                break;
+              }
+      }
+      if (depth) {
+        for (std::size_t i = 0; i < ids->size(); ++i)  // newest first
+          if (depths[i] < *depth) return found((*ids)[i]);
+        return Answer{};
+      }
+    }
+    if (git_commit_parentcount(c) == 0) return Answer{};
+    git_commit* p = nullptr;
+    if (git_commit_parent(&p, c, 0) != 0) return git::last_error("reading a parent");
+    commit.reset(p);
+  }
 }
 
 Status Archive::walk_first_parent(

@@ -169,7 +169,8 @@ std::uint32_t le32(const unsigned char* r) {
 // Records [from, to) of a source's file, oldest first; nullopt when the file cannot cover
 // them or one is garbled, or their depths are not rising and within max_depth.
 std::optional<std::vector<git_oid>> read_records(const std::string& path, std::uint64_t from,
-                                                 std::uint64_t to, std::uint32_t max_depth) {
+                                                 std::uint64_t to, std::uint32_t max_depth,
+                                                 std::vector<std::uint32_t>* depths = nullptr) {
   std::vector<git_oid> out;
   if (from >= to) return out;
   auto bytes = read_bytes(path, from, to);
@@ -184,6 +185,7 @@ std::optional<std::vector<git_oid>> read_records(const std::string& path, std::u
     git_oid id;
     std::memcpy(id.id, r, 20);
     out.push_back(id);
+    if (depths) depths->push_back(depth);
   }
   return out;
 }
@@ -726,8 +728,10 @@ Result<std::optional<CaughtUp>> catch_up(git_repository* repo, const std::string
 Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, const std::string& dir,
                                                        const git_oid& head, std::string_view name,
                                                        std::size_t limit,
-                                                       const std::function<bool()>& may_write) {
+                                                       const std::function<bool()>& may_write,
+                                                       std::vector<std::uint32_t>* depths) {
   using Answer = std::optional<std::vector<git_oid>>;
+  if (depths) depths->clear();
   const std::string key = escape(name);
   if (key.size() > kMaxFileName) return Answer{};
   // Asked once: a reader takes the lock at the first write and keeps it.
@@ -742,14 +746,19 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
 
   // The new commits touching the source, oldest first (a rebuild: all of them).
   std::vector<git_oid> fresh;
+  std::vector<std::uint32_t> fresh_depths;
   const auto collect = [&](const Pending& p) {
     for (std::size_t i = 0; i < p.ids.size(); ++i)
-      if (std::find(p.touched[i].begin(), p.touched[i].end(), key) != p.touched[i].end())
+      if (std::find(p.touched[i].begin(), p.touched[i].end(), key) != p.touched[i].end()) {
         fresh.push_back(p.ids[i]);
+        fresh_depths.push_back(p.base_depth + static_cast<std::uint32_t>(i) + 1);
+      }
   };
   const auto newest = [&](std::vector<git_oid>& out) {
-    for (auto it = fresh.rbegin(); it != fresh.rend() && (!limit || out.size() < limit); ++it)
-      out.push_back(*it);
+    for (std::size_t k = fresh.size(); k-- > 0 && (!limit || out.size() < limit);) {
+      out.push_back(fresh[k]);
+      if (depths) depths->push_back(fresh_depths[k]);
+    }
   };
   auto caught = catch_up(repo, dir, head, tip, rewound.has_value(), write, collect);
   if (!caught) return caught.error();
@@ -764,20 +773,24 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
     // new generation (the same records, first in each file).
     const unsigned generation =
         (*caught)->written ? (*caught)->written->generation : tip->generation;
-    auto records =
-        read_records(generation_dir(dir, generation) + "/" + key, count - want, count, tip->depth);
+    std::vector<std::uint32_t> record_depths;
+    auto records = read_records(generation_dir(dir, generation) + "/" + key, count - want, count,
+                                tip->depth, depths ? &record_depths : nullptr);
     if (!records) {
       // Truncated, garbled or missing: rebuild, and answer from the rebuild.
       fresh.clear();
+      fresh_depths.clear();
       auto again = catch_up(repo, dir, head, std::nullopt, false, write, collect);
       if (!again) return again.error();
       if (!*again) return Answer{};
       out.clear();
+      if (depths) depths->clear();
       newest(out);
       caught = std::move(again);
       rebuilt = true;
     } else {
       out.insert(out.end(), records->rbegin(), records->rend());
+      if (depths) depths->insert(depths->end(), record_depths.rbegin(), record_depths.rend());
     }
   }
   if ((*caught)->unwritten && !rebuilt) {

@@ -10,6 +10,7 @@
 #include <git2.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,10 +26,11 @@ namespace feeddiff::source_index {
 /// index cannot answer (a merge on the chain, a name it cannot store): walk instead.
 /// When it caught up with new commits or rebuilt, it writes what it learnt if may_write()
 /// says so (a reader's takes the archive lock if no one holds it; false: answer only).
-Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, const std::string& dir,
-                                                       const git_oid& head, std::string_view name,
-                                                       std::size_t limit,
-                                                       const std::function<bool()>& may_write);
+/// With depths, each commit's first-parent depth (the root is 1) goes there, in the same order.
+Result<std::optional<std::vector<git_oid>>> commits_of(
+    git_repository* repo, const std::string& dir, const git_oid& head, std::string_view name,
+    std::size_t limit, const std::function<bool()>& may_write,
+    std::vector<std::uint32_t>* depths = nullptr);
 
 /// Brings the index up to head and writes it; the caller holds the archive lock.
 Status update(git_repository* repo, const std::string& dir, const git_oid& head);

@@ -29,9 +29,10 @@ TEST_CASE("commands on an unknown commit or a non-archive fail with one line and
   CliArchive archive("errors-commit");
   const std::string before = snapshot(archive);
   check_one_error_line(archive({"show", "0123456789abcdef"}), 2,
-                       "unknown commit '0123456789abcdef'");
+                       "unknown commit or source '0123456789abcdef'");
   check_one_error_line(archive({"cat", "nope"}), 2, "unknown commit 'nope'");
-  check_one_error_line(archive({"show", "HEAD", "ghost"}), 2, "did not change source 'ghost'");
+  check_one_error_line(archive({"show", "HEAD", "ghost"}), 2,
+                       "source 'ghost' has no change at or before commit");
   CHECK(snapshot(archive) == before);
 
   const std::string plain = make_temp_dir("errors-plain");

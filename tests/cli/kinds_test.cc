@@ -72,7 +72,8 @@ TEST_CASE("an item absent from one version and back in the next is reappeared, n
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("reappeared Title a") != std::string::npos);
   CHECK(text.out.find("added    Title a") == std::string::npos);
-  CHECK(text.out.find("Items: 1 removed, 1 reappeared") != std::string::npos);
+  // c, the last (oldest) item, fell off the end as a came back on top: aged out.
+  CHECK(text.out.find("Items: 1 aged out, 1 reappeared") != std::string::npos);
 
   auto json = feed.archive({"show", "--format", "json", feed.v3});
   REQUIRE(json.exit_code == 0);
@@ -140,7 +141,7 @@ TEST_CASE("log NAME --items lists item changes newest first, and -n counts lines
   const std::string s3 = feed.v3.substr(0, 7), s2 = feed.v2.substr(0, 7), s1 = feed.v1.substr(0, 7);
   CHECK(lines[0] == s3 + " 2026-10-01 08:00 reverted   " + feed.v1.substr(0, 7));
   CHECK(lines[1] == s3 + " 2026-10-01 08:00 reappeared Title a");
-  CHECK(lines[2] == s3 + " 2026-10-01 08:00 removed    Title c");
+  CHECK(lines[2] == s3 + " 2026-10-01 08:00 aged out   Title c");
   CHECK(lines[3] == s2 + " 2026-10-01 07:00 added      Title c");
   CHECK(lines[4] == s2 + " 2026-10-01 07:00 removed    Title a");
   // The first version's items are all new.
@@ -162,10 +163,10 @@ TEST_CASE("show --only lists the kinds asked for, says how many it left out, and
   auto only = feed.archive({"show", feed.v3, "--only", "removed"});
   INFO(only.out << only.err);
   REQUIRE(only.exit_code == 0);
-  CHECK(only.out.find("removed  Title c") != std::string::npos);
+  CHECK(only.out.find("aged out Title c") != std::string::npos);
   CHECK(only.out.find("reappeared Title a") == std::string::npos);
   // The summary still counts every change.
-  CHECK(only.out.find("Items: 1 removed, 1 reappeared") != std::string::npos);
+  CHECK(only.out.find("Items: 1 aged out, 1 reappeared") != std::string::npos);
   CHECK(only.out.find("1 item change not listed (--only removed)") != std::string::npos);
 
   const auto doc = nlohmann::json::parse(

@@ -139,7 +139,7 @@ TEST_CASE("a summary cut short, of another version or garbled reads as nothing",
   CHECK_FALSE(decode_item_diff(text.substr(0, text.rfind("end"))));  // no end line
   CHECK_FALSE(decode_item_diff(text.substr(0, text.size() / 2)));
   std::string other = text;
-  other.replace(other.find(" 4\n"), 3, " 9\n");  // another format version
+  other.replace(other.find(" 5\n"), 3, " 9\n");  // another format version
   CHECK_FALSE(decode_item_diff(other));
   std::string bad_kind = text;
   bad_kind.replace(bad_kind.find("\tadded\t"), 7, "\tbogus\t");
@@ -163,6 +163,9 @@ TEST_CASE("a summary cached by the first format, without before and after values
   CHECK_FALSE(decode_item_diff(
       "feeddiff item-diff 3\nflags\t0\t0\t0\nitem\tchanged\t0\t0\t0\t0\turn:a\tA\tsummary\n"
       "change\tsummary\t1\t0\t\t\t0\t0\t0\tadded\t0\tx\nend\n"));
+  // Format 4 knew no aged-out removals (it called them removed): recomputed.
+  CHECK_FALSE(decode_item_diff(
+      "feeddiff item-diff 4\nflags\t0\t0\t0\nitem\tremoved\t0\t0\t0\t-\turn:a\tA\nend\n"));
   const std::string text = encode_item_diff(sample());
   std::string orphan = text;  // a change line with no item before it
   orphan.insert(orphan.find("item\t"), "change\ttitle\t0\t0\ta\tb\t0\t0\t0\t0\n");

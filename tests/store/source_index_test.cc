@@ -441,3 +441,33 @@ TEST_CASE("a reader catches the index up in memory while a writer holds the lock
   CHECK(slurp(dir + "/.git/feeddiff/index/tip") != tip);
   check_agrees(dir);
 }
+
+TEST_CASE("source_change_at agrees with git log -1 --first-parent REV -- raw/NAME/",
+          "[store][index]") {
+  const std::string dir = random_archive("change-at", 21, 80);
+  user_commit(dir, "README", "notes\n", "notes");  // a commit poll did not make, at the head
+  std::vector<std::string> revs;
+  const std::string list = git_out(dir, {"rev-list", "--first-parent", "HEAD"});
+  for (std::size_t at = 0, k = 0; at < list.size(); ++k) {
+    const std::size_t nl = list.find('\n', at);
+    if (k % 7 == 0 || nl + 1 == list.size()) revs.push_back(list.substr(at, nl - at));
+    at = nl + 1;
+  }
+  REQUIRE(revs.size() > 10);
+  // Then again with the index deleted: the first question rebuilds it.
+  for (const bool deleted : {false, true}) {
+    if (deleted) fs::remove_all(dir + "/.git/feeddiff/index");
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    for (const auto& rev : revs)
+      for (const auto& name : kSources) {
+        std::string expected = git_out(
+            dir, {"log", "-1", "--first-parent", "--format=%H", rev, "--", "raw/" + name + "/"});
+        if (!expected.empty()) expected.pop_back();
+        auto got = archive->source_change_at(name, rev);
+        REQUIRE(got);
+        INFO(rev << " " << name);
+        CHECK((*got ? (*got)->id : std::string()) == expected);
+      }
+  }
+}
