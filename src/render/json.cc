@@ -181,7 +181,7 @@ Json diff_json(const ChangeView& c, const RenderOptions& options) {
     }
     Json one;
     one["kind"] = kind_word(line.kind);
-    one["text"] = std::string(line.text);
+    one["text"] = std::string(line.text) + (line.cr ? "\r" : "");  // the bytes, as before
     one["cut"] = line.cut;
     one["no_newline"] = line.no_newline;
     hunks.back()["lines"].push_back(std::move(one));
