@@ -42,7 +42,7 @@ _feeddiff_options() {
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;
     sync) echo "-h --help --tries= --wait -q --quiet" ;;
-    log) echo "-h --help -n= --format= --items" ;;
+    log) echo "-h --help -n= --format= --items --cosmetic" ;;
     show) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
     history) echo "-h --help --format=" ;;
     status) echo "-h --help --json --shard=" ;;

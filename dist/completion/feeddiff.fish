@@ -94,6 +94,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from poll status' -l shard -x -d
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -s n -x -d 'At most N changes'
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -l format -x -a 'text json'
 complete -c feeddiff -n '__fish_seen_subcommand_from log' -l items -d 'One line per item change'
+complete -c feeddiff -n '__fish_seen_subcommand_from log' -l cosmetic -d 'List cosmetic-only changes too'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff' -l only -x -a 'added removed changed moved reappeared duplicate' -d 'List only these item kinds'
 complete -c feeddiff -n '__fish_seen_subcommand_from show' -l format -x -a 'text markdown json html'
 complete -c feeddiff -n '__fish_seen_subcommand_from history' -l format -x -a 'text markdown json html'

@@ -95,7 +95,8 @@ CommitMessage message_from_trailers(const std::vector<Trailer>& trailers);
 CommitMessage parse_commit_message(std::string_view message);
 
 /// The names of the "Recorded headers" rows, in the reference page's order: observed_at,
-/// origin_date, status, final URL, then response headers by lower-case name.
+/// origin_date, status, final URL, then response headers by lower-case name (the reference
+/// page's eight, then content-type and server, which say what the server sent and who).
 const std::vector<std::string>& recorded_header_names();
 
 /// Each recorded-header row of a message, value nullopt when the message lacks it.

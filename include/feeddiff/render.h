@@ -91,6 +91,11 @@ struct LogEntry {
   std::string timestamp;                   ///< the commit's author time, ISO-8601 UTC
   std::optional<std::string> observed_at;  ///< the Observed-At trailer, when recorded
   std::optional<std::string> status;       ///< the Status trailer, when recorded
+  /// first, items, minor, cosmetic, not-a-feed or restored: the Change-Class trailer, or for
+  /// an older commit the class of its cached item summary; nullopt when neither is known.
+  std::optional<std::string> change_class{};
+  std::optional<std::string> item_summary{};  ///< the Item-Summary trailer (or cached summary)
+  std::optional<std::string> not_a_feed{};    ///< why the response was no feed (not-a-feed)
 };
 
 /// `feeddiff log --format json` (docs/json.md, docs/log.schema.json), newest first.

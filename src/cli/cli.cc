@@ -91,6 +91,9 @@ constexpr const char* kFooter = R"(Start here:
 Poll on a schedule with systemd (installed units, see `man feeddiff`):
   systemctl --user enable --now "feeddiff-poll@$(systemd-escape --path ~/feeds).timer"
 
+-C DIR and --color WHEN may come before or after the command, as in git:
+  feeddiff show --color=never HEAD    feeddiff log pytorch -C ~/feeds
+
 Exit codes: 0 success, 1 some sources failed (or drift found), 2 error or usage.
 Run `feeddiff COMMAND --help` for a command's options and examples, `man feeddiff` for all.)";
 
@@ -206,6 +209,50 @@ std::string not_a_command(std::string_view word) {
   return message + "?";
 }
 
+// The option nearest to a mistyped one ("--itmes" for "--items"), among the options of the
+// command being parsed and the global ones, by the distance not_a_command uses: "" when none
+// is near. Only long options are compared: a one-letter typo is no word to correct.
+std::string nearest_option(std::string_view word, const CLI::App& root, const CLI::App* command) {
+  std::string_view name = word.substr(0, word.find('='));
+  if (!name.starts_with("--") || name.size() < 4) return "";
+  name.remove_prefix(2);
+  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
+  std::size_t best = limit + 1;
+  std::string nearest;
+  for (const CLI::App* app : {command, &root}) {
+    if (!app) continue;
+    for (const CLI::Option* option : app->get_options()) {
+      for (const std::string& long_name : option->get_lnames()) {
+        const std::size_t d = typo_distance(name, long_name);
+        if (d < best) {
+          best = d;
+          nearest = "--" + long_name;
+        }
+      }
+    }
+  }
+  return nearest;
+}
+
+// What `feeddiff` alone prints (to stderr, exit 2, as any usage error): how to call it and
+// the commands, one line each; --help has the rest.
+std::string short_help(const CLI::App& app) {
+  std::string out =
+      "usage: feeddiff [-C DIR] [--color WHEN] COMMAND [ARGS...]\n\n"
+      "archive web feeds in git and see what changed\n\nCommands:\n";
+  // A command in no group is hidden from --help, and so from this.
+  const auto commands =
+      app.get_subcommands([](const CLI::App* command) { return !command->get_group().empty(); });
+  std::size_t width = 0;
+  for (const CLI::App* command : commands) width = std::max(width, command->get_name().size());
+  for (const CLI::App* command : commands)
+    out += fmt::format("  {:<{}}  {}\n", command->get_name(), width, command->get_description());
+  out +=
+      "\nRun `feeddiff --help` to get started, `feeddiff COMMAND --help` for a command's options "
+      "and examples.\n";
+  return out;
+}
+
 // `feeddiff --version`: feeddiff's version and commit, then the libraries in use (libgit2
 // and pugixml are linked in, libcurl is the one fetch loads).
 std::string version_text() {
@@ -227,6 +274,10 @@ int run_cli(int argc, char** argv) {
                        "Print the version, the commit it was built from and the versions of "
                        "libgit2, libcurl and pugixml, and exit");
   app.require_subcommand(1, 1);
+  // Global options are also taken after the command (`feeddiff show --color=never HEAD`), as
+  // git takes them: an option the command does not know is tried as a global one. Set before
+  // the commands are, which inherit it.
+  app.fallthrough();
   cli::Globals globals;
   app.add_option("-C", globals.dir, "Run in this archive (default: the current directory)")
       ->type_name("DIR");
@@ -267,10 +318,28 @@ int run_cli(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string where;
+    const CLI::App* parsed = nullptr;
     for (const auto& command : commands)
-      if (command.app->parsed()) where = " " + command.app->get_name();
-    std::fprintf(stderr, "feeddiff: error: %s (see `feeddiff%s --help`)\n",
-                 escape_terminal(one_line(e.what())).c_str(), where.c_str());
+      if (command.app->parsed()) {
+        where = " " + command.app->get_name();
+        parsed = command.app;
+      }
+    // `feeddiff` alone, or with global options only: how to use it, not "A subcommand is
+    // required".
+    if (!parsed && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      std::fflush(stdout);
+      std::fputs(short_help(app).c_str(), stderr);
+      return kExitError;
+    }
+    std::string hint;
+    if (dynamic_cast<const CLI::ExtrasError*>(&e))
+      for (const std::string& extra : app.remaining(true))
+        if (const std::string near = nearest_option(extra, app, parsed); !near.empty()) {
+          hint = fmt::format("; did you mean '{}'?", near);
+          break;
+        }
+    std::fprintf(stderr, "feeddiff: error: %s%s (see `feeddiff%s --help`)\n",
+                 escape_terminal(one_line(e.what())).c_str(), hint.c_str(), where.c_str());
     return kExitError;
   }
 

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <optional>
 
 #include "cli/change.h"
+#include "cli/change_class.h"
 #include "cli/command.h"
 #include "cli/source_records.h"
 #include "feeddiff/render.h"
@@ -20,6 +22,7 @@ struct LogOptions {
   std::size_t limit = 0;
   std::string format = "text";
   bool items = false;
+  bool cosmetic = false;  // list cosmetic-only changes instead of folding them
 };
 
 // "2026-10-01 05:54": when a commit was observed, to the minute, UTC.
@@ -29,6 +32,38 @@ std::string observed_when(const CommitInfo& c) {
     if (auto t = parse_iso8601(*observed)) when = format_iso8601_ms(*t).substr(0, 16);
   if (when.size() > 10) when[10] = ' ';
   return when;
+}
+
+// A version whose response was not a feed, or that only took such a response away again:
+// no item of the feed changed in it (contract: never item-diffed).
+bool no_item_version(const CommitInfo& c) {
+  const auto recorded = class_from_trailers(c);
+  return recorded && (recorded->name == "not-a-feed" || recorded->name == "restored");
+}
+
+// The lines `log --items` prints for one commit's item changes, until `lines` reaches the
+// limit (0: none). With `source` not empty (the listing crosses sources), each line names it.
+void item_lines(const CommitInfo& c, const CommitItems& items, const std::string& source,
+                std::size_t limit, std::string& out, std::size_t& lines) {
+  const std::string when = observed_when(c);
+  const std::string of = source.empty() ? "" : source + ": ";
+  if (items.reverted_to && (!limit || lines < limit)) {
+    out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, "reverted", of,
+                       items.reverted_to->substr(0, 7));
+    ++lines;
+  }
+  for (const ItemChange& item : items.items.items) {
+    if (limit && lines >= limit) break;
+    std::string title = item.title.empty() ? item.id : item.title;
+    for (char& ch : title)
+      if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    bool cut = false;
+    std::string label(cut_chars(title, 100, &cut));
+    if (cut) label += "…";
+    out += fmt::format("{} {} {:<10} {}{}{}\n", c.short_id(), when, item_change_word(item), of,
+                       escape_terminal(label), item.minor ? " [minor]" : "");
+    ++lines;
+  }
 }
 
 // `log NAME --items`: one line per item change, newest commit first, in page order within a
@@ -42,28 +77,48 @@ Result<int> log_items(const Archive& archive, const LogOptions& options) {
   std::size_t lines = 0;
   for (const auto& c : *commits) {
     if (options.limit && lines >= options.limit) break;
+    if (no_item_version(c)) continue;
     const auto items = load_items(archive, c.id, options.source, *versions);
     if (!items) continue;  // the first version, or one that does not parse
-    const std::string when = observed_when(c);
-    if (items->reverted_to && (!options.limit || lines < options.limit)) {
-      out += fmt::format("{} {} {:<10} {}\n", c.short_id(), when, "reverted",
-                         items->reverted_to->substr(0, 7));
-      ++lines;
-    }
-    for (const ItemChange& item : items->items.items) {
-      if (options.limit && lines >= options.limit) break;
-      std::string title = item.title.empty() ? item.id : item.title;
-      for (char& ch : title)
-        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-      bool cut = false;
-      std::string label(cut_chars(title, 100, &cut));
-      if (cut) label += "…";
-      out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, item_change_word(item),
-                         escape_terminal(label), item.minor ? " [minor]" : "");
-      ++lines;
-    }
+    item_lines(c, *items, "", options.limit, out, lines);
   }
   if (lines == 0) out = fmt::format("No item change of '{}' recorded yet.\n", options.source);
+  write_out(out);
+  return 0;
+}
+
+// `log --items` without NAME: every source's item changes, newest commit first, each line
+// naming its source. With -n the history is read in growing batches until N lines are
+// found, so a short listing reads a short stretch of it.
+Result<int> log_items_everywhere(const Archive& archive, const LogOptions& options) {
+  std::map<std::string, SourceVersions> versions;  // each source's, read once
+  std::string out;
+  std::size_t lines = 0, done = 0;
+  std::size_t batch = options.limit ? std::max<std::size_t>(options.limit, 32) : 0;
+  for (;;) {
+    auto commits = archive.log("", batch);
+    if (!commits) return commits.error();
+    for (std::size_t k = done; k < commits->size(); ++k) {
+      if (options.limit && lines >= options.limit) break;
+      const CommitInfo& c = (*commits)[k];
+      const std::string* source = c.trailer("Source");
+      if (!source || !check_source_name(*source) || no_item_version(c)) continue;
+      auto it = versions.find(*source);
+      if (it == versions.end()) {
+        auto loaded = SourceVersions::load(archive, *source);
+        if (!loaded) continue;
+        it = versions.emplace(*source, std::move(*loaded)).first;
+      }
+      const auto items = load_items(archive, c.id, *source, it->second);
+      if (items) item_lines(c, *items, *source, options.limit, out, lines);
+    }
+    const bool whole = !batch || commits->size() < batch;
+    done = commits->size();
+    if (whole || (options.limit && lines >= options.limit)) break;
+    batch *= 4;
+  }
+  for (auto& [name, v] : versions) v.save();
+  if (lines == 0) out = "No item change recorded yet.\n";
   write_out(out);
   return 0;
 }
@@ -74,13 +129,20 @@ bool parse_time(const std::string& text, TimeMs& out) {
 }
 
 // What `log NAME` prints of a commit: its title, times and these trailers (the first of each).
-constexpr std::array<const char*, 3> kLogTrailers = {"Source", "Observed-At", "Status"};
+constexpr std::array<const char*, 6> kLogTrailers = {"Source",       "Observed-At",  "Status",
+                                                     "Change-Class", "Item-Summary", "Not-A-Feed"};
 
-// A commit as its record in the log cache keeps it: "c", id, title, author and committer
-// times, then key and value of each of kLogTrailers it has; nullopt for any other line.
+// The tag of a record: "c2" since records keep the class trailers, or for a commit without
+// them its Summary-Key (summary_key); "c" records, which kept neither, are read as none, so
+// the cache is rebuilt once.
+constexpr const char* kRecordTag = "c2";
+
+// A commit as its record in the log cache keeps it: kRecordTag, id, title, author and
+// committer times, then key and value of each of kLogTrailers it has; nullopt for any other
+// line.
 std::optional<CommitInfo> from_record(const std::vector<std::string>& r) {
   CommitInfo c;
-  if (r.size() < 5 || r.size() % 2 == 0 || r[0] != "c" || !parse_time(r[3], c.author_time) ||
+  if (r.size() < 5 || r.size() % 2 == 0 || r[0] != kRecordTag || !parse_time(r[3], c.author_time) ||
       !parse_time(r[4], c.commit_time))
     return std::nullopt;
   c.id = r[1];
@@ -109,10 +171,15 @@ Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::s
   for (std::size_t k = out.size(); k < commits.size(); ++k) {
     auto c = archive.resolve(commits[k]);
     if (!c) return archive.source_log(source, 0);  // a record naming no commit: walk instead
-    std::vector<std::string> fields = {"c", c->id, c->title, std::to_string(c->author_time),
+    std::vector<std::string> fields = {kRecordTag, c->id, c->title, std::to_string(c->author_time),
                                        std::to_string(c->commit_time)};
     for (const char* key : kLogTrailers)
       if (const std::string* value = c->trailer(key)) fields.insert(fields.end(), {key, *value});
+    // A version recorded before poll wrote its class: where its summary is cached, found
+    // once here, so that a later call reads one cache entry per line, not two trees.
+    if (!c->trailer("Change-Class"))
+      if (auto key = summary_key(archive, c->id, source))
+        fields.insert(fields.end(), {"Summary-Key", *key});
     out.push_back(*from_record(fields));  // what a later call reads back
     records.add(std::move(fields));
   }
@@ -124,7 +191,17 @@ Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::s
   return out;
 }
 
-std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
+// " [items] 1 added": a change's class, and its summary unless the title says it already.
+std::string class_note(const ChangeClass& cls, const std::string& title) {
+  std::string out = fmt::format(" [{}]", cls.name == "not-a-feed" ? "not a feed" : cls.name);
+  if (!cls.summary.empty() && title.find(cls.summary) == std::string::npos)
+    out += " " + cls.summary;
+  return out;
+}
+
+// look: the commits were read from git, not from the log cache's records (change_class).
+std::vector<LogEntry> log_entries(const Archive& archive, const std::vector<CommitInfo>& commits,
+                                  bool look) {
   std::vector<LogEntry> out;
   for (const auto& c : commits) {
     LogEntry e;
@@ -135,6 +212,13 @@ std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
     e.timestamp = format_iso8601_ms(c.author_time);
     if (const std::string* observed = c.trailer("Observed-At")) e.observed_at = *observed;
     if (const std::string* status = c.trailer("Status")) e.status = *status;
+    if (const auto cls = change_class(archive, c, look)) {
+      e.change_class = cls->name;
+      if (cls->name == "not-a-feed")
+        e.not_a_feed = cls->summary;
+      else if (!cls->summary.empty())
+        e.item_summary = cls->summary;
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -143,26 +227,37 @@ std::vector<LogEntry> log_entries(const std::vector<CommitInfo>& commits) {
 Result<int> log(const Globals& globals, const LogOptions& options) {
   if (!options.source.empty())
     if (auto ok = check_source_name(options.source); !ok) return ok.error();
-  if (options.items && options.source.empty())
-    return Error{Errc::usage, "log --items needs a NAME: item changes are a source's"};
   if (options.items && options.format == "json")
     return Error{Errc::usage, "log --items has no JSON form yet; use show --format json"};
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  if (options.items) return log_items(*archive, options);
+  if (options.items)
+    return options.source.empty() ? log_items_everywhere(*archive, options)
+                                  : log_items(*archive, options);
   // With -n, the newest N commits are read; without, the source's cache of them.
   auto commits = options.source.empty() ? archive->log("", options.limit)
                  : options.limit        ? archive->source_log(options.source, options.limit)
                                         : all_changes(*archive, options.source);
   if (!commits) return commits.error();
+  const bool look = options.source.empty() || options.limit;  // else records: Summary-Key
   if (options.format == "json") {
-    write_out(render_log_json(log_entries(*commits)));
+    write_out(render_log_json(log_entries(*archive, *commits, look)));
     return 0;
   }
   std::string out;
+  std::size_t folded = 0;
   for (const auto& c : *commits) {
-    out += fmt::format("{} {} {}\n", c.short_id(), observed_when(c), escape_terminal(c.title));
+    const auto cls = change_class(*archive, c, look);
+    if (cls && cls->name == "cosmetic" && !options.cosmetic) {
+      ++folded;
+      continue;
+    }
+    out += fmt::format("{} {} {}{}\n", c.short_id(), observed_when(c), escape_terminal(c.title),
+                       cls ? escape_terminal(class_note(*cls, c.title)) : std::string());
   }
+  if (folded)
+    out += fmt::format("… {} cosmetic change{} not shown (--cosmetic to list {})\n",
+                       with_thousands(folded), folded == 1 ? "" : "s", folded == 1 ? "it" : "them");
   if (commits->empty() && !options.source.empty())
     out = fmt::format("No recorded change of '{}' yet.\n", options.source);
   write_out(out);
@@ -175,23 +270,38 @@ Command log_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("log", "List the recorded changes, newest first");
   auto options = std::make_shared<LogOptions>();
   app->add_option("NAME", options->source, "Only this source's changes");
-  app->add_option("-n", options->limit, "At most N changes (with --items, N lines)")
+  app->add_option("-n", options->limit,
+                  "At most the newest N changes, folded cosmetic ones included (with --items, N "
+                  "lines)")
       ->type_name("N");
   app->add_flag("--items", options->items,
-                "One line per item change of source NAME (added, removed, changed, moved, "
-                "reappeared, duplicate; and reverted versions), newest first");
+                "One line per item change (added, removed, aged out, changed, moved, "
+                "reappeared, duplicate; and reverted versions), newest first: of source NAME, "
+                "or of every source, each line naming it");
+  app->add_flag("--cosmetic", options->cosmetic,
+                "List cosmetic-only changes too (only volatile fields such as lastBuildDate "
+                "changed); they are folded into one line by default");
   app->add_option("--format", options->format, "text (default) or json (docs/json.md)")
       ->check(CLI::IsMember({"text", "json"}));
-  app->footer(R"(Each line: short commit id, when it was observed (UTC), and the commit title.
+  app->footer(R"(Each line: short commit id, when it was observed (UTC), the commit title, and the
+change's class in brackets with its item summary: [first] a source's first version,
+[items] an item was added, removed, aged out, reappeared or changed, [minor] only minor
+edits, moves or channel fields, [cosmetic] only volatile fields, [not a feed] the response
+was no feed (archived, never item-diffed), [restored] the feed came back as it was. The
+class is read from the commit's Change-Class and Item-Summary trailers; a commit recorded
+before feeddiff wrote them shows it when .git/feeddiff/cache holds its summary (after a
+`show`), else none. Cosmetic changes are folded into one line unless --cosmetic is given.
+JSON lists every change with its class.
 With --items: short commit id, when, the item's kind and its title ([minor] when an
 insignificant rule of feeddiff.toml matched it); a version byte for byte an earlier one
 shows as `reverted <commit>`. The item summaries come from .git/feeddiff/cache, computed
 once when missing.
 
 Examples:
-  feeddiff log                 every change
+  feeddiff log                 every change, cosmetic ones folded
+  feeddiff log --cosmetic      every change
   feeddiff log pytorch -n 5    the last five changes of one source
-  feeddiff log pytorch --items -n 20   the last twenty item changes
+  feeddiff log --items -n 20   the last twenty item changes, of every source
   feeddiff log --format json   for scripts (schema: docs/json.md)
   feeddiff show <id>           then look at one)");
   return {app, [options, &globals] { return log(globals, *options); }};

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "cli/change.h"
+#include "cli/change_class.h"
 #include "cli/command.h"
 #include "cli/oid.h"
 #include "cli/site_feed.h"
@@ -369,7 +370,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   out.observed_at = observed_at(commit);
   out.added = view.diff.added;
   out.removed = view.diff.removed;
-  if (view.items) out.items = summarize_items(*view.items);
+  out.items = site_items_label(commit, view.items);  // marked with its class (minor, not a feed)
   out.href = "changes/" + commit.id + ".html";
 
   const std::optional<std::string> raw_name = raw_copy_name(view.path);

@@ -1,7 +1,8 @@
-// The change page as a standalone HTML document, laid out like the reference page: the
-// id and forge link, the title, the field list, the recorded headers, the item summary and
-// the coloured diff with its limits. Everything that came from a feed or a server goes
-// through escape_html; the page has no script and fetches nothing.
+// The change page as a standalone HTML document, laid out like the reference page but
+// leading with what changed: the id and forge link, the title, the field list, the item
+// summary, the coloured diff with its limits, then the recorded headers, folded. Everything
+// that came from a feed or a server goes through escape_html; the page has no script and
+// fetches nothing.
 
 #include <fmt/format.h>
 
@@ -161,16 +162,22 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
                        field_value(c, links, label, value));
   out += "</dl>\n";
 
-  out += "<section id=\"headers\">\n<h2>Recorded headers</h2>\n<div class=\"scroll\"><table>\n";
-  out += "<tbody>\n";
-  for (const auto& row : c.headers)
-    out += fmt::format("<tr><th scope=\"row\">{}</th><td class=\"mono\">{}</td></tr>\n",
-                       escape_html(row.name),
-                       row.value ? escape_html(*row.value) : "<span class=\"null\">null</span>");
-  out += "</tbody>\n</table></div>\n</section>\n";
-
   out += items_section(c, options, links);
   out += diff_section(c, options);
+
+  // What changed comes first; the response's headers follow, folded: they are the record's
+  // fine print, and on a phone a table of them above the items hid the change.
+  const std::vector<HeaderRow> headers = page::sent_headers(c);
+  if (!headers.empty()) {
+    out += fmt::format(
+        "<section id=\"headers\">\n<details>\n<summary><h2>Recorded headers <span "
+        "class=\"null\">({})</span></h2></summary>\n<div class=\"scroll\"><table>\n<tbody>\n",
+        headers.size());
+    for (const auto& row : headers)
+      out += fmt::format("<tr><th scope=\"row\">{}</th><td class=\"mono\">{}</td></tr>\n",
+                         escape_html(row.name), escape_html(*row.value));
+    out += "</tbody>\n</table></div>\n</details>\n</section>\n";
+  }
   return out + html::tail();
 }
 

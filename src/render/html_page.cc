@@ -81,7 +81,7 @@ td{overflow-wrap:anywhere}
 td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 ul.items{list-style:none;padding:0;margin:.5rem 0}
 ul.items li{display:flex;gap:.5rem;padding:.2rem 0;overflow-wrap:anywhere}
-.kind{flex:none;width:5.5rem;padding-top:.1rem;font-size:.8rem;font-weight:600;text-transform:uppercase;
+.kind{flex:none;width:7rem;white-space:nowrap;padding-top:.1rem;font-size:.8rem;font-weight:600;text-transform:uppercase;
 letter-spacing:.04em;color:var(--muted)}
 .kind.added{color:var(--add-fg)}
 .kind.removed{color:var(--del-fg)}
@@ -102,6 +102,8 @@ dl.changes dd{margin:0;overflow-wrap:anywhere}
 del{background:var(--del);color:var(--del-fg)}
 ins{background:var(--add);color:var(--add-fg);text-decoration:none}
 .footer{color:var(--muted);font-size:.875rem}
+details>summary{cursor:pointer}
+summary h2{display:inline-block;border:0;margin:2rem 0 .5rem}
 @media (max-width:40rem){main{padding:.75rem .6rem 2rem}h1{font-size:1.4rem}
 dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}
 .hide-narrow{display:none}}

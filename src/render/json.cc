@@ -182,7 +182,7 @@ Json diff_json(const ChangeView& c, const RenderOptions& options) {
     }
     Json one;
     one["kind"] = kind_word(line.kind);
-    one["text"] = std::string(line.text);
+    one["text"] = std::string(line.text) + (line.cr ? "\r" : "");  // the bytes, as before
     one["cut"] = line.cut;
     one["no_newline"] = line.no_newline;
     hunks.back()["lines"].push_back(std::move(one));
@@ -248,6 +248,9 @@ std::string render_log_json(const std::vector<LogEntry>& entries) {
     one["timestamp"] = e.timestamp;
     one["observed_at"] = optional_string(e.observed_at);
     one["status"] = status_number(e.status);
+    one["class"] = optional_string(e.change_class);
+    one["item_summary"] = optional_string(e.item_summary);
+    one["not_a_feed"] = optional_string(e.not_a_feed);
     changes.push_back(std::move(one));
   }
   doc["changes"] = std::move(changes);

@@ -1,5 +1,5 @@
-// The change page as markdown, laid out like the reference page: the field list, the
-// recorded headers table, the diff in a fence.
+// The change page as markdown, laid out like the reference page but leading with what
+// changed: the field list, the items, the diff in a fence, then the recorded headers table.
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -85,15 +85,6 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
   for (const auto& [label, value] : page::fields(c))
     out += fmt::format("- **{}**: {}\n", label, inline_text(value));
 
-  out += "\n### Recorded headers\n\n";
-  bool first = true;
-  for (const auto& row : c.headers) {
-    out += fmt::format("| {} | {} |\n", row.name,
-                       row.value ? inline_text(*row.value) : std::string("null"));
-    if (first) out += "|---|---|\n";
-    first = false;
-  }
-
   if (c.items) {
     out += fmt::format("\n### Items\n\n{}\n\n", inline_text(page::items_summary(*c.items)));
     std::size_t more = 0;
@@ -126,6 +117,15 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
     out += fence + "\n";
   }
   if (auto f = page::footer(diff, options); !f.empty()) out += "\n" + f + "\n";
+
+  // What changed comes first; the response's headers follow, as a table with a real header
+  // row (a table's first row is its header in markdown, so a data row must not be it).
+  const std::vector<HeaderRow> headers = page::sent_headers(c);
+  if (!headers.empty()) {
+    out += "\n### Recorded headers\n\n| header | value |\n|---|---|\n";
+    for (const auto& row : headers)
+      out += fmt::format("| {} | {} |\n", inline_text(row.name), inline_text(*row.value));
+  }
   return out;
 }
 

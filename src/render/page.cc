@@ -25,6 +25,13 @@ std::vector<std::pair<std::string, std::string>> fields(const ChangeView& c) {
   return out;
 }
 
+std::vector<HeaderRow> sent_headers(const ChangeView& c) {
+  std::vector<HeaderRow> out;
+  for (const HeaderRow& row : c.headers)
+    if (row.value) out.push_back(row);
+  return out;
+}
+
 bool listed(const ItemChange& item, const RenderOptions& options) {
   return options.only.empty() ||
          std::find(options.only.begin(), options.only.end(), item.kind) != options.only.end();
@@ -161,7 +168,12 @@ ShownDiff shown(const LineDiff& diff, const RenderOptions& options) {
       if (out.lines.size() >= options.max_lines) break;
       ShownLine shown_line;
       shown_line.kind = static_cast<char>(line.kind);
-      shown_line.text = cut_chars(line.text, options.max_line_chars, &shown_line.cut);
+      std::string_view text = line.text;
+      if (text.ends_with('\r')) {
+        text.remove_suffix(1);
+        shown_line.cr = true;
+      }
+      shown_line.text = cut_chars(text, options.max_line_chars, &shown_line.cut);
       shown_line.no_newline = line.no_newline;
       if (shown_line.cut) ++out.cut_lines;
       out.lines.push_back(shown_line);

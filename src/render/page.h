@@ -15,9 +15,12 @@ std::vector<std::pair<std::string, std::string>> fields(const ChangeView& change
 /// One diff line as shown: its kind (' ', '+', '-', or '@' for a hunk header) and text,
 /// cut to the line limit.
 struct ShownLine {
-  char kind = ' ';          ///< ' ', '+', '-' or '@'
-  std::string_view text;    ///< the line (cut), unescaped
-  bool cut = false;         ///< the line was longer than the limit
+  char kind = ' ';        ///< ' ', '+', '-' or '@'
+  std::string_view text;  ///< the line (cut), unescaped, without a CR that ended it
+  bool cut = false;       ///< the line was longer than the limit
+  /// The line ended in CR LF: the CR is the line end's, so the pages show it as one (not
+  /// as `\x0d` on every line of a CRLF feed); JSON writes it back into the text.
+  bool cr = false;
   std::string header;       ///< for '@': the whole `@@ -a,b +c,d @@` line
   bool no_newline = false;  ///< the input's last line had no '\n'
 };
@@ -29,11 +32,16 @@ struct ShownDiff {
   std::size_t cut_lines = 0;     ///< shown lines that were cut
 };
 
-/// Cuts the diff to the options' limits.
+/// Cuts the diff to the options' limits. A CR just before a line's end is taken off the
+/// line (ShownLine::cr) before it is cut; a CR anywhere else stays in the text, escaped.
 ShownDiff shown(const LineDiff& diff, const RenderOptions& options);
 
 /// The footer sentence(s), or "" when nothing was held back.
 std::string footer(const ShownDiff& diff, const RenderOptions& options);
+
+/// The recorded-header rows the server sent (those with a value), in the view's order:
+/// the text, markdown and HTML pages list only these; JSON keeps every row.
+std::vector<HeaderRow> sent_headers(const ChangeView& change);
 
 /// The one-line summary of an item diff: "2 added, 3 aged out, 1 removed, 3 changed" (kinds
 /// in kItemKinds order, aged-out removals counted apart, before the others) or "cosmetic only

@@ -92,15 +92,6 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
   for (const auto& [label, value] : fields)
     out += fmt::format("{:<{}}  {}\n", label, width, escape_terminal(value));
 
-  const bool recorded = std::any_of(c.headers.begin(), c.headers.end(),
-                                    [](const HeaderRow& row) { return row.value.has_value(); });
-  if (recorded) out += "\nRecorded headers\n";
-  width = 0;
-  for (const auto& row : c.headers) width = std::max(width, row.name.size());
-  for (const auto& row : recorded ? c.headers : std::vector<HeaderRow>{})
-    out += fmt::format("  {:<{}}  {}\n", row.name, width,
-                       row.value ? escape_terminal(*row.value) : std::string("null"));
-
   if (c.items) {
     out += fmt::format("\nItems: {}\n", page::items_summary(*c.items));
     std::size_t more = 0;
@@ -135,6 +126,14 @@ std::string render_text(const ChangeView& c, const RenderOptions& options) {
   }
   if (auto f = page::footer(diff, options); !f.empty())
     out += fmt::format("\n{}{}{}\n", p.dim, f, p.reset);
+
+  // What changed comes first; the response's headers are the record's fine print.
+  const std::vector<HeaderRow> headers = page::sent_headers(c);
+  if (!headers.empty()) out += "\nRecorded headers\n";
+  width = 0;
+  for (const auto& row : headers) width = std::max(width, row.name.size());
+  for (const auto& row : headers)
+    out += fmt::format("  {:<{}}  {}\n", row.name, width, escape_terminal(*row.value));
   return out;
 }
 

@@ -215,9 +215,9 @@ CommitMessage parse_commit_message(std::string_view message) {
 
 const std::vector<std::string>& recorded_header_names() {
   static const std::vector<std::string> names = {
-      "observed_at",      "origin_date",   "status", "final URL",     "etag",
-      "last-modified",    "date",          "age",    "cache-control", "cf-cache-status",
-      "content-encoding", "content-length"};
+      "observed_at",      "origin_date",    "status",       "final URL",     "etag",
+      "last-modified",    "date",           "age",          "cache-control", "cf-cache-status",
+      "content-encoding", "content-length", "content-type", "server"};
   return names;
 }
 

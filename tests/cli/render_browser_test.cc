@@ -226,10 +226,10 @@ bool has_class(const Node& n, const std::string& cls) {
 void check_inert(const Node& dom, const std::string& where) {
   INFO(where);
   static const std::vector<std::string> kAllowed = {
-      "#document", "html",   "head",    "meta", "title", "style", "body",  "main", "link",
-      "nav",       "header", "p",       "h1",   "h2",    "code",  "a",     "span", "dl",
-      "dt",        "dd",     "section", "div",  "table", "thead", "tbody", "tr",   "th",
-      "td",        "ul",     "li",      "del",  "ins",   ""};
+      "#document", "html",   "head",    "meta", "title", "style",   "body",    "main", "link",
+      "nav",       "header", "p",       "h1",   "h2",    "code",    "a",       "span", "dl",
+      "dt",        "dd",     "section", "div",  "table", "thead",   "tbody",   "tr",   "th",
+      "td",        "ul",     "li",      "del",  "ins",   "details", "summary", ""};
   std::size_t styles = 0;
   dom.walk([&](const Node& n) {
     INFO("<" << n.name << ">");
@@ -346,13 +346,14 @@ TEST_CASE("a hostile feed's change page executes nothing and shows its markup as
   REQUIRE(title.size() == 1);
   CHECK(title.front()->text_content() == doc["title"]);
 
+  // The page lists the headers the server sent, those JSON has a value for, in its order.
+  std::vector<std::string> sent;
+  for (const auto& row : doc["headers"])
+    if (!row["value"].is_null()) sent.push_back(escape_terminal(row["value"].get<std::string>()));
   const auto header_cells = dom->find([](const Node& n) { return n.name == "td"; });
-  REQUIRE(header_cells.size() == doc["headers"].size());
-  for (std::size_t i = 0; i < header_cells.size(); ++i) {
-    const auto& value = doc["headers"][i]["value"];
-    CHECK(header_cells[i]->text_content() ==
-          (value.is_null() ? std::string("null") : escape_terminal(value.get<std::string>())));
-  }
+  REQUIRE(header_cells.size() == sent.size());
+  for (std::size_t i = 0; i < header_cells.size(); ++i)
+    CHECK(header_cells[i]->text_content() == sent[i]);
 
   std::vector<std::string> expected_lines, shown_lines;
   for (const auto& hunk : doc["diff"]["hunks"]) {
