@@ -357,6 +357,12 @@ struct SourceState {
   std::vector<std::string> pending_notifications;
   /// The last hook failure's one-line message, "" once every hook succeeded.
   std::string notify_error;
+  /// Why the last 200 response was not a feed (FeedCheck::reason), "" once a feed came back.
+  std::string not_a_feed;
+  /// When the run of not-a-feed responses began (0 when not_a_feed is empty).
+  TimeMs not_a_feed_since = 0;
+  /// The commit that recorded the newest not-a-feed response ("" when it was unchanged).
+  std::string not_a_feed_commit;
 };
 
 /// Undelivered notifications kept per source; past this the oldest are dropped (with a note).

@@ -50,6 +50,9 @@ Result<State> load_state(const Archive& archive) {
       get_to(s, "items_error", out.items_error);
       get_to(s, "pending_notifications", out.pending_notifications);
       get_to(s, "notify_error", out.notify_error);
+      get_to(s, "not_a_feed", out.not_a_feed);
+      get_to(s, "not_a_feed_since", out.not_a_feed_since);
+      get_to(s, "not_a_feed_commit", out.not_a_feed_commit);
     }
   } catch (const std::exception& e) {
     return Error{Errc::bad_config,
@@ -83,6 +86,11 @@ Status save_state(const Archive& archive, const State& state) {
     if (!s.pending_notifications.empty())
       sources[name]["pending_notifications"] = s.pending_notifications;
     if (!s.notify_error.empty()) sources[name]["notify_error"] = s.notify_error;
+    if (!s.not_a_feed.empty()) {
+      sources[name]["not_a_feed"] = s.not_a_feed;
+      sources[name]["not_a_feed_since"] = s.not_a_feed_since;
+      sources[name]["not_a_feed_commit"] = s.not_a_feed_commit;
+    }
   }
   nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
   // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.
