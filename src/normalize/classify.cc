@@ -213,7 +213,8 @@ FeedCheck check_feed(std::string_view body, std::string_view content_type,
     out.reason += served;
     return out;
   }
-  if (start.front() == '<') {
+  // UTF-16 (a BOM) is XML too, though its bytes do not start with '<'.
+  if (start.front() == '<' || body.starts_with("\xFF\xFE") || body.starts_with("\xFE\xFF")) {
     out.kind = "XML that does not parse";
     out.reason = "XML that does not parse: " + one_line_cut(parsed.error().message, 160);
   } else {

@@ -82,6 +82,9 @@ TEST_CASE("JSON that is no JSON Feed, XML with another root, broken XML and text
   const FeedCheck broken = check_feed("<rss version=\"2.0\"><channel><title>a</title><item>x", "");
   CHECK_FALSE(broken.feed);
   CHECK(broken.reason.starts_with("XML that does not parse: line 1, column"));
+  // UTF-16 that breaks off is XML that does not parse, not text.
+  CHECK(check_feed(std::string("\xFF\xFE<\0r\0s\0s\0", 8), "")
+            .reason.starts_with("XML that does not parse: "));
   CHECK(check_feed("Service Unavailable", "text/plain").reason ==
         "text that is no feed, beginning \"Service Unavailable\" (text/plain)");
 }
