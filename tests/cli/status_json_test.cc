@@ -86,6 +86,9 @@ TEST_CASE("status --json keeps quotes, backslashes, controls and non-ASCII text 
                                          "items_error",
                                          "hooks_waiting_for_trust",
                                          "pending_notifications",
+                                         "pending_notification_commits",
+                                         "notify_error",
+                                         "not_a_feed",
                                          "credentials"};
   std::vector<std::string> got;
   for (const auto& [key, value] : s.items()) got.push_back(key);
