@@ -223,3 +223,29 @@ TEST_CASE("a not-a-feed title and reason from the body reach the terminal escape
   CHECK(r.err.find('\x07') == std::string::npos);
   CHECK(status_text(archive, "src").find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("a clone rebuilds a source's not-a-feed state from its last commit's trailers",
+          "[poll]") {
+  Served served;
+  served.set(feed_version(1), "application/rss+xml");
+  HttpServer server = serve(served);
+  CliArchive archive("not-a-feed-clone");
+  REQUIRE(archive({"add", "src", server.url("/feed")}).exit_code == 0);
+  REQUIRE(poll_once(archive).exit_code == 0);
+  served.set("<html><head><title>Sign in</title></head></html>", "text/html");
+  REQUIRE(poll_once(archive).exit_code == 1);
+
+  const std::string work = make_temp_dir("not-a-feed-clone-work");
+  auto cloned = run_feeddiff({"-C", work, "clone", archive.dir(), "copy"},
+                             {{"FEEDDIFF_NOW", "2026-10-01T06:00:00Z"}});
+  INFO(cloned.out << cloned.err);
+  REQUIRE(cloned.exit_code == 0);
+  auto r = run_feeddiff({"-C", work + "/copy", "status", "--json", "src"});
+  REQUIRE(r.exit_code == 0);
+  const auto st = nlohmann::json::parse(r.out)["sources"][0];
+  CHECK(st["last_result"] == "not-a-feed");
+  CHECK(st["not_a_feed"]["reason"] == "HTML document \"Sign in\" (text/html)");
+  CHECK(st["etag"].is_null());  // the first poll asks for the feed unconditionally
+  auto line = run_feeddiff({"-C", work + "/copy", "status", "src"});
+  CHECK(line.out.find("not a feed since ") != std::string::npos);
+}
