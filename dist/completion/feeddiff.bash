@@ -37,7 +37,8 @@ _feeddiff_commits() {
 # Each command's options; those that take a value end in '='.
 _feeddiff_options() {
   case $1 in
-    init | remove | cat | normalize) echo "-h --help" ;;
+    init | remove | normalize) echo "-h --help" ;;
+    cat) echo "-h --help --feed" ;;
     add) echo "-h --help --every=" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;

@@ -73,6 +73,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update 
 complete -c feeddiff -n '__fish_seen_subcommand_from add import' -l every -x -d 'Poll interval'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l force -d 'Fetch even sources not due'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l sync -d 'Then publish as feeddiff sync does'
+complete -c feeddiff -n '__fish_seen_subcommand_from cat' -l feed -d 'The last feed version, even when the last response was no feed'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l remote -x -d 'The git remote --sync publishes to'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l tries -x -d 'Pushes to attempt'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -l wait -d 'Wait for a running poll'

@@ -77,6 +77,15 @@ std::string source_dir(std::string_view name, Layout layout);
 /// apart); nullopt for any other path.
 std::optional<std::string_view> source_of_raw_path(std::string_view path);
 
+/// The file a response that is not a feed is archived in, byte for byte, in the source's
+/// directory (`raw/NAME/not-a-feed`): response.xml/.json keep the last real feed version, so
+/// an item diff read from git compares feed versions across the gap. The next feed version's
+/// commit deletes it.
+inline constexpr std::string_view kNotAFeedFile = "not-a-feed";
+
+/// Whether a path under raw/ is a source's not-a-feed file (kNotAFeedFile), in either layout.
+bool is_not_a_feed_path(std::string_view path);
+
 /// Trims ASCII whitespace at both ends.
 std::string_view trim(std::string_view s);
 

@@ -52,6 +52,14 @@ struct CommitMessage {
   std::optional<std::string> final_url;     ///< Final-URL: after redirects
   std::vector<RecordedRedirect> redirects;  ///< Redirect: `STATUS URL`, one per hop
   std::vector<RecordedHeader> headers;      ///< Response-Header: `name: value`, one each
+  /// Change-Class: first, items, minor, cosmetic, not-a-feed or restored (kChangeClasses);
+  /// absent on commits made before feeddiff wrote it (readers fall back to what they did).
+  std::optional<std::string> change_class;
+  /// Item-Summary: `3 added, 2 aged out, 1 removed, 1 changed` or `cosmetic only:
+  /// lastBuildDate`, for the items, minor and cosmetic classes.
+  std::optional<std::string> item_summary;
+  /// Not-A-Feed: why the body is no feed (FeedCheck::reason), on not-a-feed versions only.
+  std::optional<std::string> not_a_feed;
 
   /// The first response header's value with this name (case-insensitive), or nullptr.
   const std::string* header(std::string_view name) const;
@@ -69,12 +77,30 @@ CommitMessage record_response(std::string_view source, const RecordedResponse& r
 /// Date it can read (a missing or malformed Age counts as 0).
 std::optional<TimeMs> origin_date_of(const std::vector<RecordedHeader>& headers);
 
+/// The Change-Class values a poll writes (include/feeddiff/poll.h says when each applies).
+inline constexpr std::string_view kChangeClasses[] = {"first",    "items",      "minor",
+                                                      "cosmetic", "not-a-feed", "restored"};
+
 /// The title of a version's commit: `NAME: added (N bytes, HTTP S)`, or `changed`.
 std::string version_title(std::string_view source, bool added, std::size_t bytes,
                           std::string_view status);
 
-/// The trailer block: Source, Observed-At, Origin-Date, Status, Final-URL, then a Redirect
-/// line per hop and a Response-Header line per header; absent fields are left out.
+/// The title of a not-a-feed version's commit: `NAME: not a feed (KIND, N bytes, HTTP S)`,
+/// KIND being FeedCheck::kind ("HTML document", "empty body", ...).
+std::string not_a_feed_title(std::string_view source, std::string_view kind, std::size_t bytes,
+                             std::string_view status);
+
+/// The title of a restored version's commit (the feed came back byte-identical to its last
+/// feed version after not-a-feed responses): `NAME: restored (N bytes, HTTP S)`.
+std::string restored_title(std::string_view source, std::size_t bytes, std::string_view status);
+
+/// Whether title is one a poll gives a version of source: `S: added (`, `S: changed (`,
+/// `S: not a feed (` or `S: restored (`.
+bool is_version_title(std::string_view title, std::string_view source);
+
+/// The trailer block: Source, Change-Class, Item-Summary, Not-A-Feed, Observed-At,
+/// Origin-Date, Status, Final-URL, then a Redirect line per hop and a Response-Header line per
+/// header; absent fields are left out.
 std::string format_trailers(const CommitMessage& message);
 
 /// The title, a blank line and the trailer block.

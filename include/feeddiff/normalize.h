@@ -149,6 +149,44 @@ struct NormalizeOptions {
 /// the canonical text only when options.text.
 Result<Document> normalize(std::string_view bytes, const NormalizeOptions& options);
 
+/// Whether a model's format is a feed's: rss*, atom* (entry documents included), jsonfeed*.
+bool is_feed_format(std::string_view format);
+
+/// Whether a response body is a feed, and why not when it is not.
+struct FeedCheck {
+  bool feed = false;  ///< normalize() read it (with its repairs) as a feed
+  /// The shape, for a commit title: "empty body", "HTML document", "JSON document", "XML
+  /// document", "XML that does not parse" or "text"; "" for a feed.
+  std::string kind;
+  /// One line saying why it is no feed, e.g. `HTML document "Just a moment..." (text/html)`,
+  /// `empty body`, `XML that does not parse: line 3, column 1: ...`, `JSON that is not a JSON
+  /// Feed`, `XML whose root <Error> is no feed (application/xml)`; "" for a feed. Text taken
+  /// from the body (an HTML title, a root name) has its control characters removed and is
+  /// cut (a title at 80 characters), but is otherwise as sent: escape it where it is shown.
+  std::string reason;
+  /// For a feed: "" when its model was read; else normalize's message when it refused the
+  /// body for one of its limits (Errc::unsupported: too deep, too many items, ...). Such a
+  /// body is taken for a feed whose items cannot be read, as before: its shape is unknown.
+  std::string unreadable;
+};
+
+/// Decides whether a response body is a feed (docs/not-a-feed.md). The rule: it is a feed
+/// exactly when normalize() (repairs included) reads it as a model of a feed format
+/// (is_feed_format), or refuses it for a limit (Errc::unsupported) when it is no HTML page
+/// (FeedCheck::unreadable); anything else is not, whatever the Content-Type said. The reason is
+/// chosen by shape, in this order: an empty or whitespace-only body; an HTML page (a doctype
+/// or root named html, or an html, head, body, meta or title tag in the first 64 KiB before
+/// any feed root), named by its <title>; JSON (it opens with { or [) that is no JSON Feed or
+/// does not parse; well-formed XML whose root is no feed's (the root named); XML that does
+/// not parse (normalize's message); other text (its first words). The media type of
+/// `content_type` is appended to the reason, e.g. " (text/html)": it only colours the reason,
+/// so a real feed served as text/html is a feed.
+FeedCheck check_feed(std::string_view body, std::string_view content_type);
+/// check_feed for a body already given to normalize() with the item model (parsed is that
+/// result): a poll reads each body once.
+FeedCheck check_feed(std::string_view body, std::string_view content_type,
+                     const Result<Document>& parsed);
+
 /// HTML (an item's summary or content as the model holds it) as a reader sees its text: tags
 /// dropped, with a space where a block (p, li, br, ...) starts or ends; comments and the
 /// insides of script, style, template and noscript left out; entities decoded; whitespace runs

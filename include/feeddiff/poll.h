@@ -11,6 +11,7 @@
 
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
+#include "feeddiff/diff.h"
 #include "feeddiff/fetch.h"
 #include "feeddiff/message.h"
 #include "feeddiff/result.h"
@@ -31,6 +32,13 @@ enum class Outcome {
   gone,          ///< 410: no commit, the source is disabled until `feeddiff enable`
   not_due,       ///< skipped: its next poll is later
   disabled,      ///< skipped: disabled after a 410
+  /// 200 with a body that is not a feed (check_feed): archived at raw/NAME/not-a-feed (a
+  /// commit unless byte-identical to the stored one), never item-diffed; a failure for the
+  /// exit code and the backoff
+  not_a_feed,
+  /// the feed came back byte-identical to its last feed version after not-a-feed responses:
+  /// a commit that only deletes raw/NAME/not-a-feed
+  restored,
 };
 
 /// The word used for an outcome in output and state: "changed", "not-modified", ...
@@ -41,13 +49,19 @@ struct SourceOutcome {
   std::string name;                    ///< the source
   Outcome outcome = Outcome::not_due;  ///< what happened
   std::string message;                 ///< one line: the failure, or what was recorded
-  std::string commit;                  ///< the new commit's id, for added and changed
-  long status = 0;                     ///< HTTP status, 0 when none
-  std::size_t bytes = 0;               ///< body size, for added, changed and unchanged
-  TimeMs next_due = 0;                 ///< when it will next be fetched
-  std::string redirect_note;           ///< a permanent redirect seen or adopted
+  std::string commit;         ///< the new commit's id, for added, changed, restored and not_a_feed
+  long status = 0;            ///< HTTP status, 0 when none
+  std::size_t bytes = 0;      ///< body size, for added, changed and unchanged
+  TimeMs next_due = 0;        ///< when it will next be fetched
+  std::string redirect_note;  ///< a permanent redirect seen or adopted
   /// Credentials of the source that were not sent, and why (their origin is not the URL's).
   std::string credentials_note;
+  /// The Change-Class trailer of the commit made (first, items, minor, cosmetic, not-a-feed,
+  /// restored), "" when none was made or its class is unknown.
+  std::string change_class;
+  /// For not_a_feed: why the body is no feed (FeedCheck::reason, text from the body: escape
+  /// it where it is shown).
+  std::string not_a_feed;
 };
 
 /// The outcome of a poll, source by source, in config order.
@@ -56,7 +70,7 @@ struct PollReport {
   ConsolidateReport packs;             ///< what the poll's pack consolidation did
   /// Why consolidating the packs failed (the changes are recorded all the same), or "".
   std::string packs_error;
-  /// How many sources failed or are gone.
+  /// How many sources failed, are gone or answered with something that is not a feed.
   std::size_t failures() const;
 };
 
@@ -98,6 +112,18 @@ struct PollOptions {
 
 /// Polls the archive's sources. Errors are for the poll as a whole (lock held, config
 /// unreadable, an unknown name); a source that fails is an outcome, not an error.
+///
+/// Every 200 body is classified before it is committed (check_feed). A feed is written to
+/// raw/NAME/response.xml (.json), deleting raw/NAME/not-a-feed when there is one; anything
+/// else to raw/NAME/not-a-feed, leaving response.xml/.json at the last feed version. Each
+/// new version's commit carries a Change-Class trailer: `first` (the source's first feed
+/// version, or the first that reads as one), `items` (an item added, removed, reappeared,
+/// duplicated or changed in a way that is not minor), `minor` (neither items nor cosmetic:
+/// minor item edits, moves, channel fields), `cosmetic` (only volatile or ignored fields, or
+/// no item-level difference at all), `not-a-feed` (with a Not-A-Feed trailer saying why) or
+/// `restored` (the feed came back byte-identical to its last feed version: the commit only
+/// deletes not-a-feed); items, minor and cosmetic ones also an Item-Summary trailer
+/// (item_summary_trailer). A feed whose items normalize refused to read (a limit) gets none.
 Result<PollReport> poll(Archive& archive, const PollOptions& options);
 /// poll() for a caller that holds the archive lock already (`poll --sync` polls and syncs
 /// in one locked step); options.wait_for_lock is not used.
@@ -138,6 +164,17 @@ std::string source_name_for(std::string_view title, std::string_view url,
 /// The path a source's raw body is stored at in a layout: raw/<name>/response.xml or .json,
 /// or raw/<hh>/<name>/... fanned out (source_dir).
 std::string raw_path(const std::string& name, bool json, Layout layout = Layout::flat);
+
+/// The path a source's last response that was not a feed is stored at (contract: the body
+/// byte for byte, while response.xml/.json keep the last feed version): raw/<name>/not-a-feed,
+/// or raw/<hh>/<name>/not-a-feed fanned out.
+std::string not_a_feed_path(const std::string& name, Layout layout = Layout::flat);
+
+/// The Item-Summary trailer of a feed version's item diff against the feed version before
+/// it: the counts in kItemKinds order, aged-out removals counted apart from other removals,
+/// e.g. `3 added, 2 aged out, 1 removed, 1 changed (minor)`, then `; channel: title` when
+/// channel fields differ; `cosmetic only: lastBuildDate` (or `formatting`) for a cosmetic one.
+std::string item_summary_trailer(const ItemDiff& diff);
 
 /// A fetched response in the commit message's terms (include/feeddiff/message.h): what a
 /// poll commits of it, and what `fixtures` keeps of it, through record_response.

@@ -379,6 +379,12 @@ struct SourceState {
   /// The last held change that went before it notified, as status shows it: "3f2a9c1
   /// reverted after 1 poll (2026-10-05T05:00:00Z), not notified"; "" when none did.
   std::string notify_reverted;
+  /// Why the last 200 response was not a feed (FeedCheck::reason), "" once a feed came back.
+  std::string not_a_feed;
+  /// When the run of not-a-feed responses began (0 when not_a_feed is empty).
+  TimeMs not_a_feed_since = 0;
+  /// The commit that recorded the newest not-a-feed response ("" when it was unchanged).
+  std::string not_a_feed_commit;
 };
 
 /// Undelivered notifications kept per source; past this the oldest are dropped (with a note).

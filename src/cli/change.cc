@@ -269,13 +269,20 @@ Insignificant to_insignificant(const InsignificantRules& rules) {
 }
 
 // The source's raw file as a commit changed it (a deletion only when nothing else); any
-// source's when source is empty. Either layout (source_of_raw_path).
+// source's when source is empty. Either layout (source_of_raw_path). A feed's file
+// (response.xml/.json) before its not-a-feed file: the commit of a feed version after
+// not-a-feed responses also deletes not-a-feed, and what it changed is the feed.
 const PathChange* raw_change(const std::vector<PathChange>& changes, std::string_view source) {
   const PathChange* chosen = nullptr;
+  int best = 0;
   for (const auto& c : changes) {
     const auto owner = source_of_raw_path(c.path);
-    if (owner && (source.empty() || *owner == source) && (!chosen || c.kind != ChangeKind::deleted))
+    if (!owner || (!source.empty() && *owner != source)) continue;
+    const int rank = (c.kind != ChangeKind::deleted ? 2 : 0) + (is_not_a_feed_path(c.path) ? 1 : 2);
+    if (rank >= best) {
       chosen = &c;
+      best = rank;
+    }
   }
   return chosen;
 }
@@ -404,7 +411,8 @@ std::optional<CommitItems> load_items(const Archive& archive, const std::string&
   auto changes = archive.source_changes(commit_id, source);
   if (!changes) return std::nullopt;
   const PathChange* chosen = raw_change(*changes, source);
-  if (!chosen) return std::nullopt;
+  // A not-a-feed version (or the restored one that deletes not-a-feed) is no item version.
+  if (!chosen || is_not_a_feed_path(chosen->path)) return std::nullopt;
   const FeedRules rules = feed_rules(archive, commit_id, source);
   const std::string name =
       item_diff_cache_name(chosen->old_blob, chosen->new_blob, rules.ignore, rules.insignificant);
@@ -499,9 +507,20 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   v.diff_label = "raw";
   if (!compare) return out;
 
+  // A response that was not a feed (contract: raw/NAME/not-a-feed) is never item-diffed: the
+  // page says why it is no feed and shows its line diff. The commit that deletes it alone
+  // (the feed came back byte for byte) changed no feed: it says so, and shows no diff.
+  if (is_not_a_feed_path(chosen->path)) {
+    if (chosen->kind == ChangeKind::deleted) {
+      v.items_note = "restored: the feed is back, byte for byte its last feed version";
+      return out;
+    }
+    v.items_note = "not a feed: " + message.not_a_feed.value_or("(no reason recorded)");
+  }
   // A raw body is a feed: its item summary comes from the cache, else from normalizing both
   // versions (and then goes to the cache).
-  const bool feed = source_of_raw_path(chosen->path).has_value();
+  const bool feed =
+      source_of_raw_path(chosen->path).has_value() && !is_not_a_feed_path(chosen->path);
   FeedRules rules;
   std::string cache_name;
   std::optional<ItemDiff> cached;

@@ -12,6 +12,7 @@ namespace {
 struct CatOptions {
   std::string revision;
   std::string source;
+  bool feed = false;  // the last feed version even when the last response was no feed
 };
 
 Result<int> cat(const Globals& globals, const CatOptions& options) {
@@ -31,7 +32,11 @@ Result<int> cat(const Globals& globals, const CatOptions& options) {
   }
   auto dir = archive->source_dir_at(commit->id, source);
   if (!dir) return dir.error();
-  for (const char* file : {"response.xml", "response.json"}) {
+  // The response last recorded at that commit: raw/NAME/not-a-feed while the source's last
+  // response was no feed (response.xml/.json then hold the last feed version; --feed).
+  std::vector<std::string> files = {"response.xml", "response.json"};
+  if (!options.feed) files.insert(files.begin(), std::string(kNotAFeedFile));
+  for (const std::string& file : files) {
     auto body = archive->read(commit->id, *dir + file);
     if (!body) return body.error();
     if (!*body) continue;
@@ -50,8 +55,12 @@ Command cat_command(CLI::App& root, const Globals& globals) {
   auto options = std::make_shared<CatOptions>();
   app->add_option("COMMIT", options->revision, "The commit (id, HEAD, HEAD~1, ...)")->required();
   app->add_option("NAME", options->source, "The source (default: the one the commit recorded)");
+  app->add_flag("--feed", options->feed,
+                "The last feed version, even when the last response was not a feed");
   app->footer(R"(Bytes are written exactly as received when output is a pipe or file; on a terminal,
-control characters are escaped.
+control characters are escaped. When the source's last response at COMMIT was not a feed (an
+HTML or challenge page, an empty body: raw/NAME/not-a-feed), that response is printed; --feed
+prints the last feed version instead.
 
 Examples:
   feeddiff cat HEAD > latest.xml

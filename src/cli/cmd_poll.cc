@@ -65,7 +65,9 @@ class ProgressLine {
   void update(const SourceOutcome& outcome, std::size_t settled, std::size_t to_fetch) {
     if (!enabled_) return;
     if (outcome.outcome == Outcome::added || outcome.outcome == Outcome::changed) ++changed_;
-    if (outcome.outcome == Outcome::failed || outcome.outcome == Outcome::gone) ++failed_;
+    if (outcome.outcome == Outcome::failed || outcome.outcome == Outcome::gone ||
+        outcome.outcome == Outcome::not_a_feed)
+      ++failed_;
     const auto now = Clock::now();
     if (!shown_ && now - start_ < kQuiet) return;
     if (shown_ && now - drawn_ < kRedraw && settled < to_fetch) return;
@@ -104,11 +106,13 @@ bool progress_wanted(const PollFlags& flags) {
 }
 
 bool printed_by_default(Outcome o) {
-  return o == Outcome::added || o == Outcome::changed || o == Outcome::failed || o == Outcome::gone;
+  return o == Outcome::added || o == Outcome::changed || o == Outcome::failed ||
+         o == Outcome::gone || o == Outcome::not_a_feed || o == Outcome::restored;
 }
 
 void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
-  const bool failure = o.outcome == Outcome::failed || o.outcome == Outcome::gone;
+  const bool failure = o.outcome == Outcome::failed || o.outcome == Outcome::gone ||
+                       o.outcome == Outcome::not_a_feed;
   if (!failure && flags.quiet) return;
   if (!printed_by_default(o.outcome) && !flags.verbose && o.redirect_note.empty() &&
       o.credentials_note.empty())
@@ -117,8 +121,17 @@ void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
   switch (o.outcome) {
     case Outcome::added:
     case Outcome::changed:
+    case Outcome::restored:
       line = fmt::format("{}: {} ({} bytes, HTTP {}) {}", o.name, outcome_name(o.outcome),
                          with_thousands(o.bytes), o.status, o.commit.substr(0, 7));
+      break;
+    case Outcome::not_a_feed:
+      // Built here rather than taken from o.message: a --sync renames the commit.
+      line = fmt::format("{}: not a feed ({}, HTTP {}) {} (retry in {})", o.name, o.not_a_feed,
+                         o.status,
+                         o.commit.empty() ? "the same as last time, not recorded again"
+                                          : "recorded as " + o.commit.substr(0, 7),
+                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
       break;
     case Outcome::not_due:
       line = fmt::format("{}: not due (next poll in {})", o.name,
@@ -284,8 +297,13 @@ Command poll_command(CLI::App& root, const Globals& globals) {
   app->add_option("--max-body", flags->max_body, "Largest body accepted, decoded (default 50MiB)")
       ->type_name("SIZE");
   app->footer(R"(Each changed response becomes one commit: raw/NAME/response.xml (or .json) byte for
-byte, with the status, final URL and every response header as trailers in the message. A 304,
-or a body identical to the stored one, makes no commit. A failed source makes no commit, is
+byte, with the status, final URL and every response header as trailers in the message, and
+its class (Change-Class: first, items, minor, cosmetic, not-a-feed, restored) and item summary
+(Item-Summary). A 304, or a body identical to the stored one, makes no commit. A 200 whose
+body is not a feed (an HTML, login or challenge page, an empty or truncated body) is archived
+byte for byte at raw/NAME/not-a-feed, titled `NAME: not a feed (...)`, never item-diffed or
+notified, and counts as a failure (exit code 1, backoff); the next feed version is compared
+with the last feed version. A failed source makes no commit, is
 retried later with exponential backoff, and makes the exit code 1; the others go on.
 
 Politeness: ETag and Last-Modified are sent back; a source is not fetched before it is due

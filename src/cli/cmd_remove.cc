@@ -29,9 +29,12 @@ Result<int> remove(const Globals& globals, const std::string& name) {
   request.author_time = request.commit_time = *now;
   request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
   request.files.push_back({"feeddiff.toml", std::move(*edited)});
-  for (const Layout layout : {Layout::flat, Layout::fanout})  // wherever it lies (absent: skipped)
+  for (const Layout layout :
+       {Layout::flat, Layout::fanout}) {  // wherever it lies (absent: skipped)
     for (const bool json : {false, true})
       request.files.push_back({raw_path(name, json, layout), std::nullopt});
+    request.files.push_back({not_a_feed_path(name, layout), std::nullopt});
+  }
   auto committed = archive.commit(request);
   if (!committed) return committed.error();
 

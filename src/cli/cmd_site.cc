@@ -243,14 +243,16 @@ std::string observed_at(const CommitInfo& commit) {
 }
 
 // The name of an artifact's raw copy on the site, nullopt for a name that feeddiff never
-// writes (a commit pushed by hand or by someone else): only response.xml and response.json
-// (poll's record_path), published as response.xml.txt and response.json.txt. Every static
+// writes (a commit pushed by hand or by someone else): only response.xml, response.json and
+// not-a-feed (poll's paths), published as response.xml.txt, response.json.txt and
+// not-a-feed.txt. Every static
 // host serves .txt as text/plain, so no browser renders a body as a page from the site's
 // origin: an XHTML body served as application/xml, or an artifact named x.html, would run its
 // scripts there (the pages' CSP covers the pages only).
 std::optional<std::string> raw_copy_name(const std::string& path) {
   const std::string name = path.substr(path.rfind('/') + 1);
-  if (name != "response.xml" && name != "response.json") return std::nullopt;
+  if (name != "response.xml" && name != "response.json" && name != kNotAFeedFile)
+    return std::nullopt;
   return name + ".txt";
 }
 

@@ -37,6 +37,13 @@ std::string ago(TimeMs then, TimeMs now) {
   return rough(now - then) + " ago";
 }
 
+// A moment to the second, UTC: `2026-12-05T10:00:00Z`.
+std::string when(TimeMs t) {
+  std::string iso = format_iso8601_ms(t);
+  if (const auto dot = iso.find('.'); dot != std::string::npos) iso = iso.substr(0, dot) + "Z";
+  return iso;
+}
+
 // What this machine holds back from a source: hooks it has not trusted (cli/trust.h) and
 // credentials given for another origin than its URL's.
 struct Withheld {
@@ -79,9 +86,15 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
   } else {
     std::string last = fmt::format("{} {}", st.last_result, ago(st.last_attempt, now));
     if (st.last_status) last += fmt::format(" (HTTP {})", st.last_status);
-    if (!st.last_error.empty() && !st.disabled) last += ": " + st.last_error;
+    if (!st.last_error.empty() && !st.disabled && st.not_a_feed.empty())
+      last += ": " + st.last_error;
     parts.push_back(std::move(last));
   }
+  // While it lasts: the URL answers, but with something that is no feed (a challenge, login or
+  // error page, an empty body). Archived at raw/NAME/not-a-feed; the feed's last version stays.
+  if (!st.not_a_feed.empty())
+    parts.push_back(fmt::format("not a feed since {} ({}): {}", when(st.not_a_feed_since),
+                                ago(st.not_a_feed_since, now), st.not_a_feed));
   if (!st.items_error.empty())
     parts.push_back("newest version archived, but its items cannot be read: " + st.items_error);
   if (st.consecutive_failures > 1)
@@ -122,6 +135,17 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
                                 st.held_notifications.size() == 1 ? "" : "s",
                                 st.held_notifications.size() == 1 ? "it is" : "they are"));
   if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
+  // Hooks that failed are retried by every poll until they succeed; until then, here.
+  if (!st.notify_error.empty())
+    parts.push_back(
+        fmt::format("hooks failing: {} ({} notification{} kept, retried by the next "
+                    "poll)",
+                    st.notify_error, st.pending_notifications.size(),
+                    st.pending_notifications.size() == 1 ? "" : "s"));
+  else if (!st.pending_notifications.empty() && held.hooks.empty())
+    parts.push_back(fmt::format("{} notification{} not delivered yet, retried by the next poll",
+                                st.pending_notifications.size(),
+                                st.pending_notifications.size() == 1 ? "" : "s"));
   if (held.credentials && !held.credentials_sent)
     parts.push_back(fmt::format("credentials not sent: they were given for {}, the URL is {}",
                                 held.credentials->origin, url_origin(source.url)));
@@ -181,6 +205,12 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
     j["pending_notifications"] = st.pending_notifications.size();
     j["held_notifications"] = st.held_notifications.size();
     j["notify_reverted"] = json_text(st.notify_reverted);
+    j["pending_notification_commits"] = st.pending_notifications;
+    j["notify_error"] = json_text(st.notify_error);
+    j["not_a_feed"] = st.not_a_feed.empty() ? Json(nullptr)
+                                            : Json{{"reason", st.not_a_feed},
+                                                   {"since", json_time(st.not_a_feed_since)},
+                                                   {"commit", json_text(st.not_a_feed_commit)}};
     j["credentials"] = held.credentials ? Json{{"origin", json_text(held.credentials->origin)},
                                                {"sent", held.credentials_sent}}
                                         : Json(nullptr);
@@ -298,13 +328,17 @@ Command status_command(CLI::App& root, const Globals& globals) {
   how many polls in a row failed, when the next poll will fetch it, a permanent redirect
   seen but not yet adopted (it is adopted after 3 polls in a row), whether 410 Gone
   disabled it, a hook this machine has not trusted (`feeddiff trust`), which does not run,
-  and credentials not sent because the URL left the origin they were given for. Nothing is
-  fetched.
+  and credentials not sent because the URL left the origin they were given for. While the
+  last response was not a feed (a challenge, login or error page, an empty body), it says
+  so, since when and why; hooks that failed, with their error and how many notifications
+  wait for the next poll. Nothing is fetched.
 
   openai  changed 12m ago (HTTP 200); next poll in 48m
   flaky   failed 5m ago (HTTP 503): http://example.com/feed: HTTP 503; 3 failures in a row;
           next poll in 3h55m
   oldblog gone 2d ago (HTTP 410); disabled: HTTP 410 Gone: disabled until `feeddiff enable oldblog`
+  walled  not-a-feed 5m ago (HTTP 200); not a feed since 2026-12-05T09:00:00Z (3h ago): HTML
+          document "Just a moment..." (text/html); 4 failures in a row; next poll in 8h
 
 Failures back off exponentially (the interval doubled per failure, at most a day) and
 Retry-After is honoured, so a broken feed is not hammered; none is silently dropped.

@@ -13,12 +13,14 @@ namespace feeddiff::cli {
 
 namespace {
 
-// The change a commit made to the source's artifact: a written file rather than a deleted
-// one when it did both (a feed that moved from response.xml to response.json).
+// The change a commit made to the source's feed: a written file rather than a deleted one
+// when it did both (a feed that moved from response.xml to response.json). A response that
+// was not a feed (raw/NAME/not-a-feed) is no version of the feed: a commit that changed only
+// that has none, and the next feed version is compared with the last one.
 const PathChange* artifact_change(const std::vector<PathChange>& changes) {
   const PathChange* chosen = nullptr;
   for (const auto& c : changes)
-    if (!chosen || c.kind != ChangeKind::deleted) chosen = &c;
+    if (!is_not_a_feed_path(c.path) && (!chosen || c.kind != ChangeKind::deleted)) chosen = &c;
   return chosen;
 }
 

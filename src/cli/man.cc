@@ -121,6 +121,11 @@ The raw body of the source's last change (\fIresponse.json\fR for JSON Feed); in
 fan-out layout (\fBlayout = "fanout"\fR, see \fBmigrate\fR),
 \fIraw/HH/SOURCE/response.xml\fR, HH being the first two hex digits of the SHA-1 of SOURCE.
 .TP
+.I raw/SOURCE/not-a-feed
+The source's last response when it was not a feed (an HTML, login or challenge page, an
+empty body), byte for byte; \fIresponse.xml\fR keeps the last feed version meanwhile, and
+the next feed version deletes it. Such a commit is titled \fBSOURCE: not a feed (...)\fR.
+.TP
 .I .git/feeddiff/state.json
 Poll state, not committed: validators, next due time, failures, redirects.
 .TP

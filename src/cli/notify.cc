@@ -825,7 +825,7 @@ std::string poll_digest(const Archive& archive, const PollReport& report) {
             section += fmt::format("  added    {}\n", item_label(item));
             break;
           case ItemChange::Kind::removed:
-            section += fmt::format("  removed  {}\n", item_label(item));
+            section += fmt::format("  {:<8} {}\n", item_change_word(item), item_label(item));
             break;
           case ItemChange::Kind::reappeared:
             section += fmt::format("  reappeared {}\n", item_label(item));

@@ -151,7 +151,8 @@ void SourceVersions::learn(std::size_t n) {
     std::string blob;
     if (auto changes = archive_->source_changes(to_hex(commits_[k]), source_))
       for (const PathChange& c : *changes)
-        if (!c.new_blob.empty()) blob = c.new_blob;
+        // A response that was not a feed shows no items (raw/NAME/not-a-feed).
+        if (!c.new_blob.empty() && !is_not_a_feed_path(c.path)) blob = c.new_blob;
     if (!blob.empty())
       if (auto body = archive_->read_blob(blob)) {
         ++parsed_;

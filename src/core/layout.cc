@@ -42,4 +42,10 @@ std::optional<std::string_view> source_of_raw_path(std::string_view path) {
   return std::nullopt;
 }
 
+bool is_not_a_feed_path(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash != std::string_view::npos && path.substr(slash + 1) == kNotAFeedFile &&
+         source_of_raw_path(path).has_value();
+}
+
 }  // namespace feeddiff

@@ -1,8 +1,13 @@
 // The poll: choose what is due, fetch it all concurrently, settle each source as its
 // transfer completes (commit, state), and save the state.
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <fmt/format.h>
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -20,6 +25,10 @@ namespace {
 // memory stays bounded however many sources change, and a poll makes few packs.
 constexpr std::size_t kFlushBytes = std::size_t{32} << 20;
 
+// Bodies from this size on have the memory of their parse handed back to the system once
+// their models are let go (malloc_trim in record); smaller ones are not worth the call.
+[[maybe_unused]] constexpr std::size_t kTrimAfterBytes = std::size_t{1} << 20;
+
 bool looks_like_json(std::string_view body) {
   if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
   body = trim(body);
@@ -35,28 +44,76 @@ std::string host_of(std::string_view url) {
   return host;
 }
 
-// For skip_cosmetic: why the change from `before` to `after` is cosmetic only ("lastBuildDate",
-// "formatting"), or nullopt when it is not, or when either side does not parse (the change is
-// then committed as usual). Cosmetic only: the item diff says so (only volatile fields and
-// those named in `ignore` differ), or the canonical documents are equal.
-std::optional<std::string> cosmetic_change(std::string_view before, std::string_view after,
-                                           const std::vector<std::string>& ignore) {
-  auto old_doc = normalize(before);
-  if (!old_doc) return std::nullopt;
-  auto new_doc = normalize(after);
-  if (!new_doc) return std::nullopt;
-  if (old_doc->feed.format != new_doc->feed.format) return std::nullopt;
-  const ItemDiff d = diff_items(old_doc->feed, new_doc->feed, ignore, /*field_values=*/false);
-  if (d.cosmetic_only) {
-    std::string fields;
-    for (const auto& f : d.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
-    for (const auto& item : d.items)
-      for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
-    return fields.empty() ? std::string("ignored fields") : fields;
-  }
-  if (d.empty() && old_doc->text == new_doc->text) return std::string("formatting");
-  return std::nullopt;
+// The fields a cosmetic change touched, for skip_cosmetic's line and the Item-Summary
+// trailer: its channel fields, then its items' ("ignored fields" when only `ignore`d ones).
+std::string cosmetic_fields(const ItemDiff& d) {
+  std::string fields;
+  for (const auto& f : d.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
+  for (const auto& item : d.items)
+    for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
+  return fields.empty() ? std::string("ignored fields") : fields;
 }
+
+// The canonical text's hash (nullopt when it does not parse): equal canonical documents of
+// two versions whose models are equal make a change "formatting" only. One version at a
+// time, so memory holds one canonical text.
+std::optional<std::string> canonical_hash(std::string_view body) {
+  auto doc = normalize(body, NormalizeOptions{{}, false, true});
+  if (!doc) return std::nullopt;
+  return sha1_hex(doc->text);
+}
+
+// The Change-Class of a feed version compared with the feed version before it (contract in
+// poll.h): items, minor or cosmetic.
+std::string change_class_of(const ItemDiff& d) {
+  if (d.empty() || d.cosmetic_only) return "cosmetic";
+  for (const ItemChange& c : d.items) {
+    using K = ItemChange::Kind;
+    if (c.kind == K::added || c.kind == K::removed || c.kind == K::reappeared ||
+        c.kind == K::duplicate || (c.kind == K::changed && !c.minor))
+      return "items";
+  }
+  return "minor";
+}
+
+}  // namespace
+
+std::string item_summary_trailer(const ItemDiff& d) {
+  if (d.empty()) return "cosmetic only: formatting";
+  if (d.cosmetic_only) return "cosmetic only: " + cosmetic_fields(d);
+  constexpr std::size_t kinds = std::size(kItemKinds);
+  std::size_t counts[kinds] = {};
+  std::size_t aged_out = 0, minor = 0;
+  for (const ItemChange& c : d.items) {
+    if (c.kind == ItemChange::Kind::removed && c.aged_out)
+      ++aged_out;
+    else
+      ++counts[static_cast<std::size_t>(c.kind)];
+    if (c.kind == ItemChange::Kind::changed && c.minor) ++minor;
+  }
+  std::string out;
+  auto add = [&](std::size_t n, std::string_view word) {
+    if (n) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, word);
+  };
+  for (std::size_t k = 0; k < kinds; ++k) {
+    const ItemChange::Kind kind = kItemKinds[k];
+    if (kind == ItemChange::Kind::removed) add(aged_out, "aged out");
+    add(counts[k], item_kind_name(kind));
+    if (kind == ItemChange::Kind::changed && minor)
+      out += minor == counts[k] ? " (minor)" : fmt::format(" ({} minor)", minor);
+  }
+  if (!d.channel_fields.empty()) {
+    std::string fields;
+    for (std::size_t i = 0; i < d.channel_fields.size() && i < 5; ++i)
+      fields += (i ? ", " : "") + d.channel_fields[i];
+    if (d.channel_fields.size() > 5) fields += ", ...";
+    out += fmt::format("{}channel: {}", out.empty() ? "" : "; ", fields);
+  }
+  if (out.empty()) out = "only ignored fields changed";
+  return out;
+}
+
+namespace {
 
 // The target of the leading run of permanent redirects, or "".
 std::string permanent_target(const FetchResponse& r) {
@@ -153,18 +210,19 @@ class Poller {
       if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
       report_.sources.push_back(std::move(outcome));
       if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
-        if (auto ok = archive_.flush(); !ok)
+        if (auto ok = archive_.flush(); !ok) {
           fatal_ = ok.error();
-        else
+        } else {
           (void)save_state(archive_, state_);
+          write_summaries();
+        }
       }
     });
     if (!fatal_.message.empty()) return fatal_;
     if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
     failpoint(Failpoint::state_saved);
-    if (derive_summaries())
-      if (auto ok = save_state(archive_, state_); !ok) return ok.error();
+    write_summaries();
     // Last, once everything the poll recorded is durable: a poll killed while it
     // consolidates has lost nothing, and its leftovers are rolled up by the next.
     if (auto packs = archive_.consolidate_packs(options_.pack_limit); packs)
@@ -237,18 +295,42 @@ class Poller {
       return fail(source, st, out, fmt::format("{}: HTTP {}", redact_url(r.final_url), r.status),
                   r.status, schedule::retry_after(r, now_));
     }
-    if (r.body.empty())
-      return fail(source, st, out,
-                  fmt::format("{}: empty body (HTTP {})", redact_url(r.final_url), r.status),
-                  r.status, std::nullopt);
-
     auto committed = record(source, r);
     if (!committed) {
       // The archive refused the write: stop settling more sources into it.
       if (fatal_.message.empty()) fatal_ = committed.error();
       return fail(source, st, out, committed.error().message, r.status, std::nullopt);
     }
+    out.bytes = r.body.size();
+    out.change_class = class_;
+    if (!check_.feed) {
+      // Archived, but no feed: a failure for the exit code and the backoff (a bot wall is not
+      // to be hammered). Its validators are not kept, so the next poll asks for the feed
+      // unconditionally rather than about this page; those of the last feed go too, since a
+      // 304 to them would say nothing about what the URL serves now.
+      st.etag.clear();
+      st.last_modified.clear();
+      if (st.not_a_feed.empty()) st.not_a_feed_since = now_;
+      st.not_a_feed = check_.reason;
+      if (!committed->empty()) {
+        st.not_a_feed_commit = *committed;
+        st.last_change = now_;
+      }
+      out.commit = *committed;
+      out.not_a_feed = check_.reason;
+      std::string message = fmt::format("not a feed ({}, HTTP {}) ", check_.reason, r.status);
+      message += committed->empty() ? "unchanged since " + st.not_a_feed_commit.substr(0, 7)
+                                    : "recorded as " + committed->substr(0, 7);
+      fail(source, st, out, std::move(message), r.status, schedule::retry_after(r, now_));
+      out.outcome = Outcome::not_a_feed;
+      st.last_result = outcome_name(out.outcome);
+      return out;
+    }
     succeed(source, st, r);
+    st.not_a_feed.clear();
+    st.not_a_feed_since = 0;
+    st.not_a_feed_commit.clear();
+    st.items_error = check_.unreadable;
     if (const Header* h = r.header("etag"))
       st.etag = h->value;
     else
@@ -257,7 +339,6 @@ class Poller {
       st.last_modified = h->value;
     else
       st.last_modified.clear();
-    out.bytes = r.body.size();
     if (!cosmetic_.empty()) {
       // skip_cosmetic: the body changed, but only in volatile parts. No commit; the
       // validators above are the new body's, so the next poll asks about it.
@@ -268,7 +349,9 @@ class Poller {
       out.outcome = Outcome::unchanged;
       out.message = fmt::format("unchanged ({} bytes, HTTP {})", r.body.size(), r.status);
     } else {
-      out.outcome = first_version_ ? Outcome::added : Outcome::changed;
+      out.outcome = class_ == "restored" ? Outcome::restored
+                    : first_version_     ? Outcome::added
+                                         : Outcome::changed;
       out.commit = *committed;
       st.last_change = now_;
       out.message =
@@ -364,118 +447,173 @@ class Poller {
   }
 
   // One commit for the new body; "" when it is byte-identical to the stored one, or when
-  // skip_cosmetic is set and the change is cosmetic only (cosmetic_ then says why).
+  // skip_cosmetic is set and the change is cosmetic only (cosmetic_ then says why). The body
+  // is classified first (check_): a response that is not a feed is committed at
+  // raw/NAME/not-a-feed, leaving response.xml/.json at the last feed version, so that the
+  // next feed version is compared with that one (no removed/reappeared storm); the next feed
+  // version deletes not-a-feed. The item diff against the last feed version is computed here,
+  // once (each version normalized once, the new one first), for the commit's Change-Class and
+  // Item-Summary trailers; its encoding goes to the cache once the commit is durable.
   Result<std::string> record(const SourceConfig& source, const FetchResponse& r) {
     cosmetic_.clear();
+    class_.clear();
+    check_ = FeedCheck{};
+    const NormalizeOptions model_only{{}, true, false};
+    const Header* type = r.header("content-type");
+    std::optional<Result<Document>> new_doc(normalize(r.body, model_only));
+    check_ =
+        check_feed(r.body, type ? std::string_view(type->value) : std::string_view(), *new_doc);
+    if (!check_.feed) new_doc.reset();
     const bool json = looks_like_json(r.body);
     // Written where feeddiff.toml's layout says; a source still in the other layout (the key
     // edited by hand rather than by `migrate`) is read from there and moved.
     const Layout layout = config_.layout;
     const Layout elsewhere = layout == Layout::flat ? Layout::fanout : Layout::flat;
-    const std::string path = raw_path(source.name, json, layout);
+    Layout home = layout;  // where the source's files are now
     std::vector<std::string> stale;
-    std::optional<std::string> previous, previous_other;
+    std::optional<std::string> previous, previous_other, previous_nf;
     for (const Layout at : {layout, elsewhere}) {
       auto same = archive_.read_head(raw_path(source.name, json, at));
       if (!same) return same.error();
       auto other = archive_.read_head(raw_path(source.name, !json, at));
       if (!other) return other.error();
-      if (!*same && !*other) continue;
+      auto nf = archive_.read_head(not_a_feed_path(source.name, at));
+      if (!nf) return nf.error();
+      if (!*same && !*other && !*nf) continue;
+      home = at;
       previous = std::move(*same);
       previous_other = std::move(*other);
-      if (previous_other) stale.push_back(raw_path(source.name, !json, at));
-      if (previous && at != layout) {
-        // Moved only with a new version: a commit that moved the body unchanged would be
-        // titled a change but show none.
-        if (*previous == r.body) return std::string();
-        stale.push_back(raw_path(source.name, json, at));
-      }
+      previous_nf = std::move(*nf);
       break;
     }
     first_version_ = !previous && !previous_other;
-    if (source.skip_cosmetic && previous && *previous != r.body) {
-      if (auto why = cosmetic_change(*previous, r.body, source.ignore)) {
-        cosmetic_ = std::move(*why);
-        return std::string();
-      }
-    }
 
     const TimeMs observed = now_;
     const RecordedResponse recorded = recorded_response(r);
     const auto origin = origin_date_of(recorded.headers);
     CommitMessage message = record_response(source.name, recorded, observed);
-    message.title =
-        version_title(source.name, first_version_, r.body.size(), std::to_string(r.status));
-
     CommitRequest request;
-    request.message = format_commit_message(message);
     request.commit_time = observed;
     request.author_time = origin.value_or(observed);
-    request.files.push_back({path, r.body});
+
+    if (!check_.feed) {
+      // Kept where the source's feed is (a move between layouts waits for a feed version).
+      if (previous_nf && *previous_nf == r.body) return std::string();
+      class_ = "not-a-feed";
+      message.title =
+          not_a_feed_title(source.name, check_.kind, r.body.size(), std::to_string(r.status));
+      message.change_class = class_;
+      message.not_a_feed = check_.reason;
+      request.message = format_commit_message(message);
+      request.files.push_back({not_a_feed_path(source.name, home), r.body});
+      auto committed = archive_.commit(request);
+      if (!committed) return committed.error();
+      return committed->value_or("");
+    }
+
+    const std::string path = raw_path(source.name, json, layout);
+    bool restored = false;
+    if (previous && *previous == r.body) {
+      // The feed is back, byte for byte its last feed version: only not-a-feed goes.
+      if (!previous_nf) return std::string();
+      restored = true;
+      stale.push_back(not_a_feed_path(source.name, home));
+    } else {
+      if (previous_other) stale.push_back(raw_path(source.name, !json, home));
+      if (previous && home != layout) stale.push_back(raw_path(source.name, json, home));
+      if (previous_nf) stale.push_back(not_a_feed_path(source.name, home));
+    }
+
+    std::optional<ItemDiff> diff;
+    std::string old_blob_path;  // the path whose old blob the cached summary is named by
+    const InsignificantRules ir = insignificant_rules(config_, source);
+    Insignificant rules;
+    rules.whitespace = ir.whitespace;
+    rules.punctuation = ir.punctuation;
+    rules.fields = ir.fields;
+    rules.min_words = ir.min_words;
+    if (!restored && (previous || previous_other) && *new_doc) {
+      std::optional<Result<Document>> old_doc(
+          normalize(previous ? *previous : *previous_other, model_only));
+      if (*old_doc && is_feed_format((*old_doc)->feed.format)) {
+        diff = diff_items((*old_doc)->feed, (*new_doc)->feed, source.ignore, true, rules);
+        if (previous) old_blob_path = path;
+      }
+    }
+    new_doc.reset();  // the models are let go before the commit is written
+#if defined(__GLIBC__)
+    // The parse of a large body leaves its pages free but resident in this thread's arena,
+    // where the pack writer's threads (Archive::flush) cannot reuse them: handed back now, a
+    // feed of 75,000 items polls in ~100 MB rather than ~200 MB (poll_memory_test).
+    if (r.body.size() >= kTrimAfterBytes) malloc_trim(0);
+#endif
+
+    if (source.skip_cosmetic && diff && !restored) {
+      if (diff->cosmetic_only) {
+        cosmetic_ = cosmetic_fields(*diff);
+        return std::string();
+      }
+      if (diff->empty()) {
+        const auto before = canonical_hash(previous ? *previous : *previous_other);
+        if (before && before == canonical_hash(r.body)) {
+          cosmetic_ = "formatting";
+          return std::string();
+        }
+      }
+    }
+    previous.reset();
+    previous_other.reset();
+
+    if (restored) {
+      class_ = "restored";
+      message.title = restored_title(source.name, r.body.size(), std::to_string(r.status));
+    } else {
+      message.title =
+          version_title(source.name, first_version_, r.body.size(), std::to_string(r.status));
+      if (!diff) {
+        // No feed version before this one that reads as a feed: the first. A body whose items
+        // normalize refused to read (a limit) gets no class: it is not known.
+        if (check_.unreadable.empty()) class_ = "first";
+      } else {
+        class_ = change_class_of(*diff);
+        std::string summary = item_summary_trailer(*diff);
+        if (summary.size() > 300) summary = summary.substr(0, 300) + "...";
+        message.item_summary = std::move(summary);
+      }
+    }
+    if (!class_.empty()) message.change_class = class_;
+    request.message = format_commit_message(message);
+    if (!restored) request.files.push_back({path, r.body});
     for (const std::string& gone : stale) request.files.push_back({gone, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();
-    if (*committed && previous) {
-      // The items are read only once every commit of this poll is durable (derive_summaries):
-      // whatever a body does to the parser, it cannot hold this or any other commit hostage.
+    if (*committed && diff && !old_blob_path.empty()) {
+      // Cached once the commit is durable (after the batch's flush): `show` then need not
+      // normalize both versions, and a crash before it leaves nothing to clean up.
       auto changes = archive_.source_changes(**committed, source.name);
-      if (!changes) return **committed;
-      for (const PathChange& c : *changes)
-        if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
-          summaries_.push_back({&source, c.old_blob, c.new_blob});
+      if (changes)
+        for (const PathChange& c : *changes)
+          if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
+            summaries_.push_back(
+                {item_diff_cache_name(c.old_blob, c.new_blob, source.ignore, rules),
+                 encode_item_diff(*diff)});
     }
     return committed->value_or("");
   }
 
-  // The item summary of each change this poll committed, into the archive's cache, so that
-  // the first `feeddiff show` of it need not normalize both versions (the next poll of a cron
-  // job runs long before anyone reads the change). Runs after the batch and the state are
-  // durable, one change at a time, one version at a time: each body is read, normalized and
-  // let go before the other is read, so memory holds one body and its parse, and the models
-  // (the item diff needs both). A version whose items cannot be read is noted in the
-  // source's state (`status` shows it); its raw body is archived all the same. True when some
-  // source's items_error changed.
-  bool derive_summaries() {
-    bool noted = false;
-    const NormalizeOptions model_only{{}, true, false};
-    auto model_of = [&](const std::string& blob) -> std::optional<Result<Document>> {
-      auto body = archive_.read_blob(blob);
-      if (!body) return std::nullopt;
-      return normalize(*body, model_only);
-    };
+  // Writes the item summaries of the changes made durable so far into the archive's cache.
+  void write_summaries() {
     for (const Summary& s : summaries_) {
-      SourceState& st = state_.sources[s.source->name];
-      auto new_doc = model_of(s.new_blob);
-      if (!new_doc) continue;
-      std::string why = *new_doc ? std::string() : new_doc->error().message;
-      if (why != st.items_error) {
-        st.items_error = std::move(why);
-        noted = true;
-      }
-      if (!*new_doc) continue;
-      auto old_doc = model_of(s.old_blob);
-      if (!old_doc || !*old_doc) continue;
-      // The same rules `show` reads from feeddiff.toml, so that it finds this entry.
-      const InsignificantRules r = insignificant_rules(config_, *s.source);
-      Insignificant rules;
-      rules.whitespace = r.whitespace;
-      rules.punctuation = r.punctuation;
-      rules.fields = r.fields;
-      rules.min_words = r.min_words;
-      archive_.cache_write(item_diff_cache_name(s.old_blob, s.new_blob, s.source->ignore, rules),
-                           encode_item_diff(diff_items((*old_doc)->feed, (*new_doc)->feed,
-                                                       s.source->ignore, true, rules)));
+      archive_.cache_write(s.name, s.encoded);
       failpoint(Failpoint::summary_cached);
     }
     summaries_.clear();
-    return noted;
   }
 
-  // A change whose item summary is derived once the poll's commits are durable.
+  // A change's item summary, cached once the poll's commits are durable.
   struct Summary {
-    const SourceConfig* source;
-    std::string old_blob;
-    std::string new_blob;
+    std::string name;     // item_diff_cache_name
+    std::string encoded;  // encode_item_diff
   };
 
   Archive& archive_;
@@ -488,6 +626,8 @@ class Poller {
   PollReport report_;
   bool first_version_ = false;
   std::string cosmetic_;  // why the last record() made no commit for a cosmetic change
+  FeedCheck check_;       // whether the last record()'s body was a feed
+  std::string class_;     // the last record()'s Change-Class, "" for none
   Error fatal_{Errc::internal, ""};
 };
 
@@ -520,18 +660,27 @@ const char* outcome_name(Outcome outcome) {
       return "not-due";
     case Outcome::disabled:
       return "disabled";
+    case Outcome::not_a_feed:
+      return "not-a-feed";
+    case Outcome::restored:
+      return "restored";
   }
   return "unknown";
 }
 
 std::size_t PollReport::failures() const {
   return static_cast<std::size_t>(std::count_if(sources.begin(), sources.end(), [](const auto& s) {
-    return s.outcome == Outcome::failed || s.outcome == Outcome::gone;
+    return s.outcome == Outcome::failed || s.outcome == Outcome::gone ||
+           s.outcome == Outcome::not_a_feed;
   }));
 }
 
 std::string raw_path(const std::string& name, bool json, Layout layout) {
   return source_dir(name, layout) + (json ? "response.json" : "response.xml");
+}
+
+std::string not_a_feed_path(const std::string& name, Layout layout) {
+  return source_dir(name, layout) + std::string(kNotAFeedFile);
 }
 
 Result<Config> load_config(const Archive& archive) {

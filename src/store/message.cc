@@ -128,12 +128,34 @@ std::string version_title(std::string_view source, bool added, std::size_t bytes
                      status);
 }
 
+std::string not_a_feed_title(std::string_view source, std::string_view kind, std::size_t bytes,
+                             std::string_view status) {
+  return fmt::format("{}: not a feed ({}, {} bytes, HTTP {})", source, one_line(kind), bytes,
+                     status);
+}
+
+std::string restored_title(std::string_view source, std::size_t bytes, std::string_view status) {
+  return fmt::format("{}: restored ({} bytes, HTTP {})", source, bytes, status);
+}
+
+bool is_version_title(std::string_view title, std::string_view source) {
+  if (!title.starts_with(source) || !title.substr(source.size()).starts_with(": ")) return false;
+  const std::string_view rest = title.substr(source.size() + 2);
+  for (std::string_view word : {"added (", "changed (", "not a feed (", "restored ("})
+    if (rest.starts_with(word)) return true;
+  return false;
+}
+
 std::string format_trailers(const CommitMessage& m) {
   std::string out;
   auto line = [&](std::string_view key, const std::optional<std::string>& value) {
-    if (value) out += fmt::format("{}: {}\n", key, *value);
+    // A value stays on its line, whatever text from a body it holds.
+    if (value) out += fmt::format("{}: {}\n", key, one_line(*value));
   };
   line("Source", m.source);
+  line("Change-Class", m.change_class);
+  line("Item-Summary", m.item_summary);
+  line("Not-A-Feed", m.not_a_feed);
   line("Observed-At", m.observed_at);
   line("Origin-Date", m.origin_date);
   line("Status", m.status);
@@ -189,6 +211,12 @@ CommitMessage message_from_trailers(const std::vector<Trailer>& trailers) {
       first(m.status, t.value);
     } else if (key == "final-url") {
       first(m.final_url, t.value);
+    } else if (key == "change-class") {
+      first(m.change_class, t.value);
+    } else if (key == "item-summary") {
+      first(m.item_summary, t.value);
+    } else if (key == "not-a-feed") {
+      first(m.not_a_feed, t.value);
     } else if (key == "redirect") {
       const std::string_view value = t.value;
       const auto space = value.find(' ');

@@ -21,7 +21,7 @@
 //
 // Indexing a commit: the `raw` entry of its root tree against its first parent's (root trees
 // are a few entries: cheap). Equal: it touches no source. Otherwise a version commit
-// feeddiff wrote (its identity, one parent, title `S: added (`/`S: changed (`, trailer
+// feeddiff wrote (its identity, one parent, a version title (is_version_title), trailer
 // Source: S; poll writes nothing but raw/S/ in one) touches S alone, once the two raw/
 // trees, entry by entry, say so too (that metadata can be forged); anything else (a user's
 // commit, an amended or rebased one, remove/import, migrate, a hand edit) is indexed by
@@ -244,7 +244,7 @@ std::string version_source(const git_commit* commit) {
     if (t.key != "Source") continue;
     const std::string& s = t.value;
     if (s.empty() || s.find('/') != std::string::npos) return {};
-    if (title.starts_with(s + ": added (") || title.starts_with(s + ": changed (")) return s;
+    if (is_version_title(title, s)) return s;
     return {};
   }
   return {};

@@ -58,6 +58,9 @@ Result<State> load_state(const Archive& archive) {
           if (!one.commit.empty()) out.held_notifications.push_back(std::move(one));
         }
       get_to(s, "notify_reverted", out.notify_reverted);
+      get_to(s, "not_a_feed", out.not_a_feed);
+      get_to(s, "not_a_feed_since", out.not_a_feed_since);
+      get_to(s, "not_a_feed_commit", out.not_a_feed_commit);
     }
   } catch (const std::exception& e) {
     return Error{Errc::bad_config,
@@ -98,6 +101,11 @@ Status save_state(const Archive& archive, const State& state) {
       sources[name]["held_notifications"] = std::move(held);
     }
     if (!s.notify_reverted.empty()) sources[name]["notify_reverted"] = s.notify_reverted;
+    if (!s.not_a_feed.empty()) {
+      sources[name]["not_a_feed"] = s.not_a_feed;
+      sources[name]["not_a_feed_since"] = s.not_a_feed_since;
+      sources[name]["not_a_feed_commit"] = s.not_a_feed_commit;
+    }
   }
   nlohmann::ordered_json j = {{"version", kStateVersion}, {"sources", std::move(sources)}};
   // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.

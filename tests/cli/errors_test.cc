@@ -91,13 +91,13 @@ TEST_CASE("a failing server makes no commit, exits 1 and the other sources still
   CHECK(r.err.find("f500: failed:") != std::string::npos);
   CHECK(r.err.find("reset: failed:") != std::string::npos);
   CHECK(r.err.find("silent: failed:") != std::string::npos);
-  CHECK(r.err.find("empty: failed:") != std::string::npos);
-  CHECK(r.err.find("empty body") != std::string::npos);
+  // An empty 200 is archived, as no feed (raw/empty/not-a-feed), and reported as a failure.
+  CHECK(r.err.find("empty: not a feed (empty body, HTTP 200) recorded as ") != std::string::npos);
   CHECK(r.err.find("short: failed:") != std::string::npos);
   CHECK(r.err.find("refused: failed:") != std::string::npos);
-  // Exactly one commit: the good source's.
-  CHECK(archive.git({"rev-list", "--count", before.substr(0, 40) + "..HEAD"}).out == "1\n");
-  CHECK(archive.git({"ls-files", "raw"}).out == "raw/good/response.xml\n");
+  // Two commits: the good source's, and the empty body's (as no feed).
+  CHECK(archive.git({"rev-list", "--count", before.substr(0, 40) + "..HEAD"}).out == "2\n");
+  CHECK(archive.git({"ls-files", "raw"}).out == "raw/empty/not-a-feed\nraw/good/response.xml\n");
   CHECK(archive.git({"status", "--porcelain"}).out.empty());
   CHECK(archive.git({"fsck", "--strict"}).exit_code == 0);
 

@@ -184,6 +184,11 @@ TEST_CASE("fixtures record a response's trailers exactly as a poll commits them,
   REQUIRE(message.starts_with("openai: added ("));
   std::string committed = message.substr(message.find("\n\n") + 2);
   while (committed.ends_with("\n\n")) committed.pop_back();
+  // What the commit says of the version (its class, its item summary) is no part of the
+  // response: fixtures record the response's trailers.
+  for (const std::string key : {"Change-Class: ", "Item-Summary: ", "Not-A-Feed: "})
+    if (const auto at = committed.find("\n" + key); at != std::string::npos)
+      committed.erase(at + 1, committed.find('\n', at + 1) - at);
 
   const std::string dir = make_temp_dir("fixtures-as-poll") + "/fixtures";
   fs::create_directories(dir);

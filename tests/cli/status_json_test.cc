@@ -88,6 +88,9 @@ TEST_CASE("status --json keeps quotes, backslashes, controls and non-ASCII text 
                                          "pending_notifications",
                                          "held_notifications",
                                          "notify_reverted",
+                                         "pending_notification_commits",
+                                         "notify_error",
+                                         "not_a_feed",
                                          "credentials"};
   std::vector<std::string> got;
   for (const auto& [key, value] : s.items()) got.push_back(key);

@@ -100,7 +100,7 @@ TEST_CASE("without skip_cosmetic a lastBuildDate-only change is committed", "[po
   CHECK(archive({"cat", "HEAD", "news"}).out == body);
 }
 
-TEST_CASE("with skip_cosmetic a change to a body that does not parse is committed", "[poll]") {
+TEST_CASE("with skip_cosmetic a body that does not parse is committed, as no feed", "[poll]") {
   std::string body = rebuilt_feed("Thu, 01 Oct 2026 05:00:00 GMT", {"one"});
   HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-broken");
@@ -108,8 +108,12 @@ TEST_CASE("with skip_cosmetic a change to a body that does not parse is committe
   poll_now(archive);
   const std::string head = archive.head();
 
+  // Not skipped as cosmetic: archived at raw/news/not-a-feed (docs/not-a-feed.md), a failure.
   body = "<rss><channel><title>broken</chan";
-  auto r = poll_now(archive);
-  CHECK(r.out.find("news: changed") != std::string::npos);
+  auto r = archive({"poll", "--force", "--timeout", "5s"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("news: not a feed (XML that does not parse: ") != std::string::npos);
   CHECK(archive.head() != head);
+  CHECK(archive.git({"show", "HEAD:raw/news/not-a-feed"}).out == body);
 }

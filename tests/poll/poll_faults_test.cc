@@ -319,11 +319,21 @@ TEST_CASE("a connection closed halfway through the body commits nothing", "[poll
   poll_fails(archive, "half", "body truncated");
 }
 
-TEST_CASE("an empty 200 is a failure, not an empty version", "[poll]") {
+TEST_CASE("an empty 200 is archived as no feed and fails, never as an empty version", "[poll]") {
   HttpServer server([](const RecordedRequest&) { return Reply{}; });
   CliArchive archive("fault-empty");
   REQUIRE(archive({"add", "empty", server.url("/feed")}).exit_code == 0);
-  poll_fails(archive, "empty", "empty body (HTTP 200)");
+  auto r = archive({"poll", "--timeout", "2s"});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("empty: not a feed (empty body, HTTP 200) recorded as ") != std::string::npos);
+  CHECK(r.out.find("added") == std::string::npos);
+  CHECK(archive.git({"ls-files", "raw"}).out == "raw/empty/not-a-feed\n");
+  CHECK_FALSE(in_head(archive, "raw/empty/response.xml"));
+  const auto st = status_json(archive, "empty");
+  CHECK(st["last_result"] == "not-a-feed");
+  CHECK(st["not_a_feed"]["reason"] == "empty body");
+  CHECK(st["consecutive_failures"] == 1);
 }
 
 TEST_CASE("a body over the limit fails, declared or chunked", "[poll]") {

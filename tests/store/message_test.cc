@@ -123,3 +123,35 @@ TEST_CASE("redact_recorded_url masks secret query values and keeps the rest", "[
         "https://example.com/f?monkey=1");
   CHECK(redact_recorded_url("/relative?token=1") == "/relative?token=***");
 }
+
+TEST_CASE("the class, item summary and not-a-feed trailers stay one line each and read back",
+          "[store]") {
+  CommitMessage m = record_response("news", response(), 1790834044027);
+  m.title = not_a_feed_title("news", "HTML document", 5123, "200");
+  CHECK(m.title == "news: not a feed (HTML document, 5123 bytes, HTTP 200)");
+  m.change_class = "not-a-feed";
+  // A reason holds text from the body: a line break in it must not start a trailer.
+  m.not_a_feed = "HTML document \"a\nStatus: 500\" (text/html)";
+  const std::string text = format_commit_message(m);
+  CHECK(text.starts_with(
+      "news: not a feed (HTML document, 5123 bytes, HTTP 200)\n\nSource: news\n"
+      "Change-Class: not-a-feed\nNot-A-Feed: HTML document \"a Status: 500\" (text/html)\n"));
+  const CommitMessage back = parse_commit_message(text);
+  CHECK(back.change_class == "not-a-feed");
+  CHECK(back.not_a_feed == "HTML document \"a Status: 500\" (text/html)");
+  CHECK(back.status == "200");
+  CHECK_FALSE(back.item_summary);
+
+  m.title = version_title("news", false, 10, "200");
+  m.change_class = "items";
+  m.item_summary = "3 added, 2 aged out, 1 changed";
+  m.not_a_feed.reset();
+  CHECK(parse_commit_message(format_commit_message(m)) == m);
+  for (const char* title :
+       {"news: added (1 bytes, HTTP 200)", "news: changed (1 bytes, HTTP 200)",
+        "news: not a feed (empty body, 0 bytes, HTTP 200)", "news: restored (1 bytes, HTTP 200)"})
+    CHECK(is_version_title(title, "news"));
+  CHECK_FALSE(is_version_title("news: removed", "news"));
+  CHECK_FALSE(is_version_title("newsy: added (1 bytes, HTTP 200)", "news"));
+  CHECK(restored_title("news", 7, "200") == "news: restored (7 bytes, HTTP 200)");
+}
