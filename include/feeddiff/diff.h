@@ -258,6 +258,12 @@ ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
                     const std::vector<std::string>& ignore = {}, bool field_values = true,
                     const Insignificant& insignificant = {});
 
+/// The class of a change between two feed versions, as the Change-Class trailer and `log`
+/// name it: "items" when an item was added, removed (aged out included), reappeared,
+/// duplicated or changed other than minor; "cosmetic" when nothing but volatile or ignored
+/// fields changed (or nothing at all); else "minor".
+const char* item_diff_class(const ItemDiff& diff);
+
 /// Turns each added item whose id `seen_before` says an earlier version held into
 /// reappeared; true when it turned any.
 template <typename SeenBefore>

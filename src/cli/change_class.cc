@@ -8,20 +8,6 @@
 
 namespace feeddiff::cli {
 
-std::string class_of(const ItemDiff& items) {
-  if (items.cosmetic_only || items.empty()) return "cosmetic";
-  using Kind = ItemChange::Kind;
-  const bool item_change =
-      std::any_of(items.items.begin(), items.items.end(), [](const ItemChange& c) {
-        return c.kind == Kind::added || c.kind == Kind::removed || c.kind == Kind::reappeared ||
-               c.kind == Kind::duplicate || (c.kind == Kind::changed && !c.minor);
-      });
-  if (item_change) return "items";
-  // Only ignored item fields changed: nothing a reader would call a change.
-  if (items.items.empty() && items.channel_fields.empty()) return "cosmetic";
-  return "minor";
-}
-
 std::optional<ChangeClass> class_from_trailers(const CommitInfo& commit) {
   const std::string* name = commit.trailer("Change-Class");
   if (!name || name->empty()) return std::nullopt;
@@ -59,7 +45,7 @@ std::optional<ChangeClass> class_from_key(const Archive& archive, const std::str
   if (!text) return std::nullopt;
   const auto items = decode_item_diff(*text);
   if (!items) return std::nullopt;
-  return ChangeClass{class_of(*items), summarize_items(*items)};
+  return ChangeClass{item_diff_class(*items), summarize_items(*items)};
 }
 
 std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo& commit,
@@ -79,7 +65,7 @@ std::string site_items_label(const CommitInfo& commit, const std::optional<ItemD
   if (recorded && recorded->name == "restored") return "restored (the feed as it was before)";
   if (!items) return "";
   std::string summary = summarize_items(*items);
-  const std::string name = recorded ? recorded->name : class_of(*items);
+  const std::string name = recorded ? recorded->name : item_diff_class(*items);
   if (name == "minor" && !summary.ends_with("(minor)")) return "minor: " + summary;
   if (name == "cosmetic" && !summary.starts_with("cosmetic only")) return "cosmetic: " + summary;
   return summary;

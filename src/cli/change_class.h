@@ -22,12 +22,6 @@ struct ChangeClass {
   std::string summary;
 };
 
-/// The class of an item diff between two feed versions: cosmetic when only volatile or
-/// ignored fields changed (or nothing item-level did); items when an item was added,
-/// removed, reappeared or duplicated, or changed beyond the insignificant rules; minor
-/// otherwise (minor edits, moves, non-volatile channel fields).
-std::string class_of(const ItemDiff& items);
-
 /// The class the commit's trailers record, nullopt when it has no Change-Class trailer.
 std::optional<ChangeClass> class_from_trailers(const CommitInfo& commit);
 

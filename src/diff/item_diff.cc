@@ -586,6 +586,18 @@ const char* item_change_word(const ItemChange& change) {
   return item_kind_name(change.kind);
 }
 
+const char* item_diff_class(const ItemDiff& diff) {
+  if (diff.cosmetic_only || diff.empty()) return "cosmetic";
+  using Kind = ItemChange::Kind;
+  for (const ItemChange& c : diff.items)
+    if (c.kind == Kind::added || c.kind == Kind::removed || c.kind == Kind::reappeared ||
+        c.kind == Kind::duplicate || (c.kind == Kind::changed && !c.minor))
+      return "items";
+  // Only ignored item fields changed: nothing a reader would call a change.
+  if (diff.items.empty() && diff.channel_fields.empty()) return "cosmetic";
+  return "minor";
+}
+
 std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name) {
   for (ItemChange::Kind kind : kItemKinds)
     if (name == item_kind_name(kind)) return kind;

@@ -63,19 +63,6 @@ std::optional<std::string> canonical_hash(std::string_view body) {
   return sha1_hex(doc->text);
 }
 
-// The Change-Class of a feed version compared with the feed version before it (contract in
-// poll.h): items, minor or cosmetic.
-std::string change_class_of(const ItemDiff& d) {
-  if (d.empty() || d.cosmetic_only) return "cosmetic";
-  for (const ItemChange& c : d.items) {
-    using K = ItemChange::Kind;
-    if (c.kind == K::added || c.kind == K::removed || c.kind == K::reappeared ||
-        c.kind == K::duplicate || (c.kind == K::changed && !c.minor))
-      return "items";
-  }
-  return "minor";
-}
-
 }  // namespace
 
 std::string item_summary_trailer(const ItemDiff& d) {
@@ -575,7 +562,7 @@ class Poller {
         // normalize refused to read (a limit) gets no class: it is not known.
         if (check_.unreadable.empty()) class_ = "first";
       } else {
-        class_ = change_class_of(*diff);
+        class_ = item_diff_class(*diff);
         std::string summary = item_summary_trailer(*diff);
         if (summary.size() > 300) summary = summary.substr(0, 300) + "...";
         message.item_summary = std::move(summary);
