@@ -1,6 +1,7 @@
 #include "cli/change_class.h"
 
-#include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "cli/change.h"
 #include "feeddiff/core.h"
@@ -54,6 +55,11 @@ std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo
   if (const std::string* key = commit.trailer("Summary-Key")) return class_from_key(archive, *key);
   const std::string* source = commit.trailer("Source");
   if (!look || !source || !check_source_name(*source)) return std::nullopt;
+  // A commit without trailers was written before poll recorded classes; its class can only
+  // come from a summary an earlier command cached. With no summaries cached there is nothing
+  // to find, and the tree diff and rules a key needs would cost more than the whole log.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(archive.cache_dir() + "/items", ec)) return std::nullopt;
   const auto key = summary_key(archive, commit.id, *source);
   return key ? class_from_key(archive, *key) : std::nullopt;
 }

@@ -38,7 +38,8 @@ std::optional<ChangeClass> class_from_key(const Archive& archive, const std::str
 
 /// The class of a commit: its trailers; else, for a commit that names a Source, from the
 /// summary cache: through its "Summary-Key" (what `log NAME` records keep of summary_key)
-/// when it has one, else by summary_key when `look` (a commit read from git, not a record).
+/// when it has one, else by summary_key when `look` (a commit read from git, not a record)
+/// and the cache holds any item summaries at all (an archive never summarized costs nothing).
 std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo& commit,
                                         bool look = true);
 
