@@ -57,7 +57,7 @@ _feeddiff_options() {
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json" ;;
-    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
+    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --all" ;;
     '') echo "-h --help --version -C= --color=" ;;
   esac
 }

@@ -100,6 +100,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from show diff' -l only -x -a 'a
 complete -c feeddiff -n '__fish_seen_subcommand_from show' -l format -x -a 'text markdown json html'
 complete -c feeddiff -n '__fish_seen_subcommand_from history' -l format -x -a 'text markdown json html'
 complete -c feeddiff -n '__fish_seen_subcommand_from diff' -l format -x -a 'text markdown json html'
+complete -c feeddiff -n '__fish_seen_subcommand_from diff' -l all -d 'Show every source that changed between the two'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff' -l normalized -d 'Diff the canonical documents'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff site' -l max-lines -x -d 'Diff lines shown at most'
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -l max-lines -x -d 'Diff lines shown per fixture'

@@ -160,6 +160,11 @@ Result<std::string> set_layout(std::string_view text, Layout layout);
 /// source of that name already, or the result does not parse to the config plus the source.
 Result<std::string> add_source_table(std::string_view text, const SourceConfig& source);
 
+/// add_source_table for several sources at once, appended in the given order (`import`): the
+/// text is parsed twice however many there are.
+Result<std::string> add_source_tables(std::string_view text,
+                                      const std::vector<SourceConfig>& sources);
+
 /// feeddiff.toml's text without source name's tables (`[sources.NAME]` and its sub-tables
 /// such as `[sources.NAME.notify]`, with the comment lines right above each) and every other
 /// byte kept (`remove`). Errc::bad_config when the text does not parse, has no such source,

@@ -53,6 +53,8 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
   if (!edit) return edit.error();
   Archive& archive = edit->archive;
   Config& config = edit->config;
+  auto text_before = committed_config(archive, "import");
+  if (!text_before) return text_before.error();
 
   std::vector<std::string> taken;
   for (const auto& s : config.sources) taken.push_back(s.name);
@@ -60,6 +62,7 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
   std::vector<std::array<std::string, 3>> secrets;
   std::string out, warnings, added_lines;
   std::size_t added = 0, present = 0, skipped = 0;
+  std::vector<SourceConfig> new_sources;
   for (const auto& feed : *feeds) {
     const SplitUrl split = split_credentials(feed.url);
     const std::string shown = redact_url(feed.url);
@@ -99,11 +102,16 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
     out += fmt::format("Added {} ({}, every {})\n", source.name, source.url,
                        format_duration(source.every));
     added_lines += fmt::format("Source-Added: {} {}\n", source.name, source.url);
-    config.sources.push_back(std::move(source));
+    config.sources.push_back(source);
+    new_sources.push_back(std::move(source));
     ++added;
   }
 
   if (added && !options.dry_run) {
+    // The user's file, edited: comments, order and layout stay; the new tables follow in
+    // the list's order.
+    auto edited = add_source_tables(*text_before, new_sources);
+    if (!edited) return edited.error();
     for (const auto& [name, credentials, url] : secrets)
       if (auto ok = save_credentials(archive, name, credentials, url); !ok) return ok.error();
     auto now = current_time();
@@ -112,7 +120,7 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
     request.author_time = request.commit_time = *now;
     request.message = fmt::format("import: {} source{} from OPML\n\n{}", added,
                                   added == 1 ? "" : "s", added_lines);
-    request.files.push_back({"feeddiff.toml", format_config(config)});
+    request.files.push_back({"feeddiff.toml", std::move(*edited)});
     auto committed = archive.commit(request);
     if (!committed) return committed.error();
   }
@@ -144,10 +152,11 @@ Command import_command(CLI::App& root, const Globals& globals) {
 name comes from the outline's text (or title), made safe: "Ars Technica" becomes
 ars-technica, with -2, -3 added when a name is taken. A feed whose URL is already a source
 is left alone, so importing the same file twice adds nothing. Credentials in a URL go to
-.git/feeddiff/credentials, never into feeddiff.toml. All new sources land in one commit.
+.git/feeddiff/credentials, never into feeddiff.toml. All new sources land in one commit,
+appended to feeddiff.toml in the list's order; the file's comments and layout stay.
 
 Files written by `feeddiff export-opml` carry each source's name, interval and options, so
-export then import restores the same feeddiff.toml. Exit code 1 when some feed was skipped
+export then import restores the same sources (in name order, as export lists them). Exit code 1 when some feed was skipped
 (a URL feeddiff cannot fetch); the others are still added.
 
 Examples:

@@ -114,25 +114,31 @@ Error unplaced(std::string_view what, std::string_view name) {
 }  // namespace
 
 Result<std::string> add_source_table(std::string_view text, const SourceConfig& source) {
+  return add_source_tables(text, {source});
+}
+
+Result<std::string> add_source_tables(std::string_view text,
+                                      const std::vector<SourceConfig>& sources) {
   auto before = parse_config(text);
   if (!before) return before.error();
-  if (before->find(source.name))
-    return Error{Errc::bad_config,
-                 fmt::format("feeddiff.toml has a source '{}' already", source.name)};
   std::string out(text);
-  if (!out.empty() && out.back() != '\n') out += '\n';
-  // One blank line between the file's last line and the new table, as format_config spaces
-  // its tables; none at the top of an empty file.
-  if (!out.empty() && !blank(split_keep_ends(out).back())) out += '\n';
-  out += source_tables(source);
-
   Config expected = std::move(*before);
-  expected.sources.push_back(source);
+  for (const SourceConfig& source : sources) {
+    if (expected.find(source.name))
+      return Error{Errc::bad_config,
+                   fmt::format("feeddiff.toml has a source '{}' already", source.name)};
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    // One blank line between the file's last line and the new table, as format_config
+    // spaces its tables; none at the top of an empty file.
+    if (!out.empty() && !blank(split_keep_ends(out).back())) out += '\n';
+    out += source_tables(source);
+    expected.sources.push_back(source);
+  }
   std::sort(expected.sources.begin(), expected.sources.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   auto after = parse_config(out);
   if (!after || format_config(*after) != format_config(expected))
-    return unplaced("add", source.name);
+    return unplaced("add", sources.empty() ? std::string_view() : sources.front().name);
   return out;
 }
 

@@ -352,7 +352,7 @@ TEST_CASE("poll --digest summarizes what changed, and a hostile title stays iner
   CHECK(r.out.find("news (changed, commit " + commit + "): 1 added, 1 aged out, 1 changed") !=
         std::string::npos);
   CHECK(r.out.find("  added    arrives\n") != std::string::npos);
-  CHECK(r.out.find("  removed  leaves\n") != std::string::npos);
+  CHECK(r.out.find("  aged out leaves\n") != std::string::npos);
   // The parser drops the C0 controls XML forbids; the C1 CSI and the bidi override it keeps
   // come out as visible escapes.
   CHECK(r.out.find("  changed  ]0;pwned \\u009b31m \\u202efdp.exe (title)\n") != std::string::npos);
