@@ -1,6 +1,6 @@
-// Runs git as a child process and collects its output.
+// Runs git as a child process (core's run_child) and collects its output.
 
-#include "cli/git_cli.h"
+#include "feeddiff/sync.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include "feeddiff/process.h"
 #include "feeddiff/render.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 std::string mask_url_credentials(std::string_view text) {
   // Every authority after a "://" runs to the next '/', quote or whitespace; whatever is
@@ -198,4 +198,4 @@ Result<GitRun> run_git(const std::vector<std::string>& args, const std::string& 
   return spawn_git(args, dir, timeout_ms, *env);
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff
