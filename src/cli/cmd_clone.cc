@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/git_cli.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
+#include "feeddiff/sync.h"
 
 namespace feeddiff::cli {
 

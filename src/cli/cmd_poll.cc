@@ -10,9 +10,9 @@
 
 #include "cli/command.h"
 #include "cli/notify.h"
-#include "cli/sync.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
+#include "feeddiff/sync.h"
 
 namespace feeddiff::cli {
 

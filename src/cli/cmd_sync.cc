@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "cli/sync.h"
 #include "feeddiff/render.h"
+#include "feeddiff/sync.h"
 
 namespace feeddiff::cli {
 

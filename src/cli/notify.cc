@@ -2,19 +2,9 @@
 
 #include "cli/notify.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -26,165 +16,37 @@
 #include "feeddiff/diff.h"
 #include "feeddiff/fetch.h"
 #include "feeddiff/normalize.h"
+#include "feeddiff/process.h"
 #include "feeddiff/render.h"
-
-extern char** environ;
 
 namespace feeddiff::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// How often a running hook is looked at while it has nothing to be written to it.
-constexpr int kTickMs = 20;
 // Items of one source the digest lists; the counts always cover them all.
 constexpr std::size_t kDigestItems = 20;
 // Characters of one value the digest shows.
 constexpr std::size_t kDigestValueChars = 120;
 
-// Writes to a pipe whose reader is gone raise SIGPIPE, which would end feeddiff. Blocked on
-// this thread while a hook is fed; a SIGPIPE raised meanwhile is taken off the pending set
-// before the mask is restored, so it is never delivered.
-class SigpipeBlocked {
- public:
-  SigpipeBlocked() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlocked() {
-    sigset_t pending;
-    sigpending(&pending);
-    if (sigismember(&pending, SIGPIPE) == 1 && sigismember(&old_, SIGPIPE) != 1) {
-      const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlocked(const SigpipeBlocked&) = delete;
-  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
-
- private:
-  sigset_t pipe_;
-  sigset_t old_;
-};
-
-std::string exit_reason(int status) {
-  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
-  return "ended abnormally";
-}
-
-// The environment a hook sees: feeddiff's, with `extra` set (replacing any of those names).
-std::vector<std::string> hook_environment(
-    const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string_view entry(*e);
-    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const auto& kv) {
-      return entry.size() > kv.first.size() && entry.starts_with(kv.first) &&
-             entry[kv.first.size()] == '=';
-    });
-    if (!replaced) out.emplace_back(entry);
-  }
-  for (const auto& [name, value] : extra) out.push_back(name + "=" + value);
-  return out;
-}
-
 }  // namespace
 
 HookRun run_exec_hook(const std::string& command, const std::string& dir, const std::string& input,
                       const std::vector<std::pair<std::string, std::string>>& env, TimeMs timeout) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    return {false, fmt::format("cannot make a pipe: {}", std::strerror(errno))};
-  const int read_end = fds[0];
-  int write_end = fds[1];
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, read_end, STDIN_FILENO);
+  ChildRequest request;
+  request.program = "/bin/sh";
+  request.argv = {"/bin/sh", "-c", command};
+  // In the archive, so that `feeddiff show "$FEEDDIFF_COMMIT"` works without -C.
+  request.dir = dir;
+  request.env = env;
+  request.input = input;
   // The hook's stdout goes where feeddiff's diagnostics go: stdout is poll's report (and the
   // digest), which a hook's chatter must not interleave with.
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  // In the archive, so that `feeddiff show "$FEEDDIFF_COMMIT"` works without -C.
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A group of its own, so that the timeout kills what the shell started too; default
-  // SIGPIPE and an empty mask, whatever feeddiff's are.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<std::string> env_strings = hook_environment(env);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string shell = "/bin/sh", dash_c = "-c", script = command;
-  char* argv[] = {shell.data(), dash_c.data(), script.data(), nullptr};
-
-  pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(read_end);
-  if (spawned != 0) {
-    ::close(write_end);
-    return {false, fmt::format("cannot run /bin/sh: {}", std::strerror(spawned))};
-  }
-  ::fcntl(write_end, F_SETFL, ::fcntl(write_end, F_GETFL) | O_NONBLOCK);
-
-  const SigpipeBlocked blocked;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout);
-  std::size_t written = 0;
-  if (input.empty()) {
-    ::close(write_end);
-    write_end = -1;
-  }
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      if (write_end >= 0) ::close(write_end);
-      return {false, fmt::format("lost the hook: {}", std::strerror(errno))};
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      if (write_end >= 0) ::close(write_end);
-      return {false, fmt::format("timed out after {}, killed", format_duration(timeout))};
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    const int wait_ms = static_cast<int>(std::clamp<long long>(left, 1, kTickMs));
-    pollfd p{write_end, POLLOUT, 0};
-    // With nothing to write, poll on no descriptor: a sleep of one tick.
-    ::poll(&p, write_end >= 0 ? 1 : 0, wait_ms);
-    if (write_end >= 0 && p.revents != 0) {
-      const ssize_t n = ::write(write_end, input.data() + written, input.size() - written);
-      if (n > 0) written += static_cast<std::size_t>(n);
-      // A hook that closed its stdin (or never reads it) is not fed more.
-      const bool gave_up = n < 0 && errno != EAGAIN && errno != EINTR;
-      if (gave_up || written == input.size()) {
-        ::close(write_end);
-        write_end = -1;
-      }
-    }
-  }
-  if (write_end >= 0) ::close(write_end);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {true, ""};
-  return {false, exit_reason(status)};
+  request.out = ChildStream::to_stderr;
+  request.err = ChildStream::inherit;
+  request.timeout_ms = timeout;
+  auto run = run_child(request);
+  if (!run) return {false, run.error().message};
+  return {static_cast<bool>(*run), run->why};
 }
 
 // A webhook's secret is often its path or query (Slack's, Discord's, ?token=): messages name

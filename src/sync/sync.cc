@@ -1,6 +1,6 @@
 // feeddiff sync's engine: git fetch, replay (store), git push, retried with backoff.
 
-#include "cli/sync.h"
+#include "feeddiff/sync.h"
 
 #include <fmt/format.h>
 #include <charconv>
@@ -10,12 +10,11 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/git_cli.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 namespace {
 
@@ -315,4 +314,4 @@ SyncReport sync_archive(Archive& archive, const SyncOptions& options, const Arch
   return report;
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

@@ -1,45 +1,21 @@
-// Runs git as a child process and collects its output.
+// Runs git as a child process (core's run_child) and collects its output.
 
-#include "cli/git_cli.h"
+#include "feeddiff/sync.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <map>
-#include <thread>
+#include <utility>
 
 #include "feeddiff/core.h"
+#include "feeddiff/process.h"
 #include "feeddiff/render.h"
 
-extern char** environ;
-
-namespace feeddiff::cli {
-
-namespace {
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
-
-}  // namespace
+namespace feeddiff {
 
 std::string mask_url_credentials(std::string_view text) {
   // Every authority after a "://" runs to the next '/', quote or whitespace; whatever is
@@ -147,117 +123,38 @@ bool env_set(const char* name) {
   return v && *v;
 }
 
+using Env = std::vector<std::pair<std::string, std::string>>;
+
 Result<GitRun> spawn_git(const std::vector<std::string>& args, const std::string& dir,
-                         long timeout_ms, const std::vector<std::string>& extra_env) {
+                         long timeout_ms, const Env& extra_env) {
   const GitBinary& git = git_binary();
   if (git.path.empty())
     return Error{Errc::io,
                  "cannot run git: no git in the absolute directories of PATH (is git installed?)"};
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Error{Errc::io, "cannot run git: no pipe"};
-  Fd out_read{out_pipe[0]}, out_write{out_pipe[1]};
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return Error{Errc::io, "cannot run git: no pipe"};
-  Fd err_read{err_pipe[0]}, err_write{err_pipe[1]};
-
-  std::vector<std::string> argv_text = {"git"};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text = extra_env;
-  env_text.emplace_back("GIT_TERMINAL_PROMPT=0");
-  env_text.emplace_back("PATH=" + git.search_path);
-  const std::size_t ours = env_text.size();
-  for (char** e = environ; e && *e; ++e) {
-    const std::string_view entry(*e);
-    const std::string_view name = entry.substr(0, entry.find('=') + 1);
-    bool replaced = false;
-    for (std::size_t i = 0; i < ours && !replaced; ++i) replaced = env_text[i].starts_with(name);
-    if (!replaced) env_text.emplace_back(entry);
-  }
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_write.fd, STDERR_FILENO);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  // A group of its own, so that a deadline stops git and whatever it started (ssh,
-  // git-remote-https, upload-pack of a local remote) at once.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = 0;
-  const int rc =
-      ::posix_spawn(&pid, git.path.c_str(), &actions, &attributes, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    return Error{Errc::io, fmt::format("cannot run {}: {}", git.path, std::strerror(rc))};
-  out_write.reset();
-  err_write.reset();
-
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  ChildRequest request;
+  request.program = git.path;
+  request.argv = {"git"};
+  request.argv.insert(request.argv.end(), args.begin(), args.end());
+  request.dir = dir;
+  request.env = extra_env;
+  request.env.emplace_back("GIT_TERMINAL_PROMPT", "0");
+  request.env.emplace_back("PATH", git.search_path);
+  request.timeout_ms = timeout_ms;
+  // SIGTERM lets git remove its lock files; 2 s later the group is killed, whatever is left
+  // of it (ssh, git-remote-https, upload-pack of a local remote).
+  request.term_grace_ms = 2000;
+  auto child = run_child(request);
+  if (!child) return child.error();
   GitRun run;
-  pollfd fds[2] = {{out_read.fd, POLLIN, 0}, {err_read.fd, POLLIN, 0}};
-  std::string* sinks[2] = {&run.output, &run.errors};
-  int open_fds = 2;
-  char buf[8192];
-  while (open_fds > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      run.timed_out = true;
-      break;
-    }
-    const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 60'000)));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  if (!run.timed_out) {
-    // The pipes closed: git is exiting; a child it left with them open would have kept them.
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  } else {
-    // SIGTERM lets git remove its lock files; 2 s later the group is killed, whatever is
-    // left of it. git is reaped only after that, so its id (the group's) cannot have been
-    // reused by then.
-    ::kill(-pid, SIGTERM);
-    for (int i = 0; i < 200; ++i) {
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == pid)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(-pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const std::string what = subcommand(args);
+  run.output = std::move(child->output);
+  run.errors = std::move(child->errors);
+  run.timed_out = child->timed_out;
+  if (run.timed_out)
     run.errors += fmt::format(
         "\ngit {} ran past its deadline of {} (FEEDDIFF_GIT_TIMEOUT) and "
         "was stopped\n",
-        what, format_duration(timeout_ms));
-  }
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        subcommand(args), format_duration(timeout_ms));
+  run.exit_code = child->exit_status >= 0 ? child->exit_status : 128 + child->signal;
   if (run.timed_out && run.exit_code == 0) run.exit_code = 128 + SIGTERM;
   return run;
 }
@@ -265,8 +162,8 @@ Result<GitRun> spawn_git(const std::vector<std::string>& args, const std::string
 // The environment that keeps git from waiting on a person or a stalled server, for what the
 // user has not configured: ssh in batch mode (no host-key or passphrase prompt on /dev/tty)
 // and http's low-speed limit (git's default is none). Read once per directory.
-Result<std::vector<std::string>> unattended_env(const std::string& dir, long timeout_ms) {
-  static std::map<std::string, std::vector<std::string>> known;
+Result<Env> unattended_env(const std::string& dir, long timeout_ms) {
+  static std::map<std::string, Env> known;
   if (auto it = known.find(dir); it != known.end()) return it->second;
   auto configured = spawn_git(
       {"config", "--get-regexp", R"(^(core\.sshcommand|http\.lowspeedlimit|http\.lowspeedtime)$)"},
@@ -281,13 +178,13 @@ Result<std::vector<std::string>> unattended_env(const std::string& dir, long tim
         return true;
     return false;
   };
-  std::vector<std::string> env;
+  Env env;
   if (!env_set("GIT_SSH_COMMAND") && !env_set("GIT_SSH") && !has("core.sshcommand"))
-    env.emplace_back("GIT_SSH_COMMAND=ssh -o BatchMode=yes");
+    env.emplace_back("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
   if (!env_set("GIT_HTTP_LOW_SPEED_LIMIT") && !has("http.lowspeedlimit"))
-    env.emplace_back("GIT_HTTP_LOW_SPEED_LIMIT=1000");
+    env.emplace_back("GIT_HTTP_LOW_SPEED_LIMIT", "1000");
   if (!env_set("GIT_HTTP_LOW_SPEED_TIME") && !has("http.lowspeedtime"))
-    env.emplace_back("GIT_HTTP_LOW_SPEED_TIME=60");
+    env.emplace_back("GIT_HTTP_LOW_SPEED_TIME", "60");
   known.emplace(dir, env);
   return env;
 }
@@ -301,4 +198,4 @@ Result<GitRun> run_git(const std::vector<std::string>& args, const std::string& 
   return spawn_git(args, dir, timeout_ms, *env);
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff
