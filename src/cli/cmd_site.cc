@@ -27,13 +27,11 @@
 #include <sstream>
 #include <utility>
 
-#include "cli/change.h"
-#include "cli/change_class.h"
 #include "cli/command.h"
-#include "cli/oid.h"
 #include "cli/site_feed.h"
 #include "cli/site_items.h"
 #include "cli/site_work.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/message.h"
@@ -362,7 +360,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   if (auto commit = archive.resolve(id);
       commit && commit->trailer("Layout") && !commit->trailer("Source"))
     return out;
-  auto loaded = load_change(archive, id, "", false, true, versions);
+  auto loaded = load_change(archive, {.revision = id, .known_versions = versions});
   if (!loaded) return loaded.error();
   const CommitInfo& commit = (*loaded)->commit;
   const ChangeView& view = (*loaded)->view;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "cli/item_history.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/oid.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/result.h"
 
 namespace feeddiff::cli {
