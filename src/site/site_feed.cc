@@ -1,10 +1,10 @@
-#include "cli/site_feed.h"
+#include "site/site_feed.h"
 
 #include <algorithm>
 
 #include "feeddiff/changes.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 namespace fs = std::filesystem;
 
@@ -63,4 +63,4 @@ Status save_feeds_base(const fs::path& state_dir, const std::string& base_url) {
   return write_file_replace((state_dir / "feeds-base").string(), base_url + "\n");
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site
