@@ -7,8 +7,8 @@
 #include <optional>
 #include <system_error>
 
-#include "cli/change.h"
 #include "cli/input.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
@@ -81,7 +81,8 @@ Result<int> diff_source(const Globals& globals, const DiffOptions& options, cons
   std::unique_ptr<LoadedChange> change;
   if (*latest) {
     // The fields and recorded headers of the version B holds; the diff is against A's.
-    auto loaded = load_change(archive, (*latest)->id, name, false, false);
+    auto loaded =
+        load_change(archive, {.revision = (*latest)->id, .source = name, .compare = false});
     if (!loaded) return loaded.error();
     change = std::move(*loaded);
   } else {
@@ -202,7 +203,8 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
     auto latest = archive->source_change_at(b->source, b->commit);
     if (!latest) return latest.error();
     if (*latest) {
-      auto loaded = load_change(*archive, (*latest)->id, b->source, false, false);
+      auto loaded =
+          load_change(*archive, {.revision = (*latest)->id, .source = b->source, .compare = false});
       if (!loaded) return loaded.error();
       change = std::move(*loaded);
     }

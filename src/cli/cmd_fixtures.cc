@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <filesystem>
 
-#include "cli/change.h"
 #include "cli/command.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "cli/command.h"
-#include "cli/item_history.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/core.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"

@@ -7,10 +7,8 @@
 #include <map>
 #include <optional>
 
-#include "cli/change.h"
-#include "cli/change_class.h"
 #include "cli/command.h"
-#include "cli/source_records.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/render.h"
 
 namespace feeddiff::cli {

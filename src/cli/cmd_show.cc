@@ -5,8 +5,8 @@
 #include <tuple>
 #include <utility>
 
-#include "cli/change.h"
 #include "cli/command.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/config.h"
 
 namespace feeddiff::cli {
@@ -93,7 +93,8 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
                                                 source, commit->short_id())};
     revision = (*latest)->id;
   }
-  auto change = load_change(*archive, revision, source, options.normalized);
+  auto change = load_change(
+      *archive, {.revision = revision, .source = source, .normalized = options.normalized});
   if (!change) return change.error();
   RenderOptions render;
   render.max_lines = options.max_lines;

@@ -10,9 +10,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "cli/change.h"
 #include "cli/command.h"
 #include "cli/trust.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/fetch.h"
 #include "feeddiff/normalize.h"
@@ -239,7 +239,7 @@ struct Rendered {
 
 Result<Rendered> render_change(const Archive& archive, const std::string& commit,
                                const std::string& source, const NotifySettings& settings) {
-  auto change = load_change(archive, commit, source);
+  auto change = load_change(archive, {.revision = commit, .source = source});
   if (!change) return change.error();
   Rendered out;
   if (!not_a_feed_commit(archive, **change, source)) out.notify = judge(**change, settings).notify;
@@ -259,7 +259,7 @@ enum class Still { there, gone, unknown };
 // not parse: that poll tells nothing either way.
 Result<Still> still_there(const Archive& archive, const std::string& commit,
                           const std::string& source, const NotifySettings& settings) {
-  auto change = load_change(archive, commit, source);
+  auto change = load_change(archive, {.revision = commit, .source = source});
   if (!change) return change.error();
   const LoadedChange& c = **change;
   auto head = archive.resolve("HEAD");
@@ -314,9 +314,9 @@ Result<Still> still_there(const Archive& archive, const std::string& commit,
 // nothing is news. A version that went on elsewhere (A-B-C) is news, and is held on its own.
 Result<bool> undoes(const Archive& archive, const std::string& held, const std::string& fresh,
                     const std::string& source, const NotifySettings& settings) {
-  auto before = load_change(archive, held, source, false, true);
+  auto before = load_change(archive, {.revision = held, .source = source});
   if (!before) return before.error();
-  auto after = load_change(archive, fresh, source, false, true);
+  auto after = load_change(archive, {.revision = fresh, .source = source});
   if (!after) return after.error();
   if (std::string_view((*before)->old_body) == std::string_view((*after)->new_body)) return true;
   auto old_feed = feed_of((*before)->old_body);
@@ -666,7 +666,7 @@ std::string poll_digest(const Archive& archive, const PollReport& report) {
       continue;
     ++sources;
     std::string section;
-    auto change = load_change(archive, o.commit, o.name);
+    auto change = load_change(archive, {.revision = o.commit, .source = o.name});
     // Source names are safe path components (check_source_name): no escaping needed.
     const std::string head =
         fmt::format("{} ({}, commit {})", o.name, outcome_name(o.outcome), o.commit.substr(0, 7));

@@ -104,7 +104,7 @@ TEST_CASE("show of the newest change leaves the versions before it cached for th
   REQUIRE(first.exit_code == 0);
   // The two versions before v3, each with its commit, in order.
   const std::vector<std::string> rows = lines_of(slurp(cache));
-  // The file is appended to a version at a time (src/cli/versions.h): no closing line.
+  // The file is appended to a version at a time (include/feeddiff/changes.h): no closing line.
   REQUIRE(rows.size() == 3);
   CHECK(rows[0] == "feeddiff versions 3");
   CHECK(rows[1].rfind("v\t" + feed.v1 + "\t", 0) == 0);

@@ -1,7 +1,7 @@
 #pragma once
 // The working files of one `site` run, in DIR/.feeddiff-site.work/: the commits to render and
 // the rows rendered go to disk, not to memory, so that a first build over millions of
-// changes holds one round of them at a time (see cmd_site.cc). Both files are the run's
+// changes holds one round of them at a time (see build.cc). Both files are the run's
 // own: made empty when it starts, removed when it ends.
 
 #include <cstdint>
@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/oid.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/result.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 /// An open file of the run's, closed when destroyed.
 using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
@@ -65,4 +65,4 @@ class RowSpool {
   bool reading_ = false;   // the last call read (a write must seek to the end first)
 };
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

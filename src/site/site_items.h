@@ -15,7 +15,7 @@
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 /// Edited items a source page lists at most (the newest edits first).
 inline constexpr std::size_t kSourceEditedItems = 100;
@@ -42,4 +42,4 @@ Result<std::size_t> write_item_pages(const Archive& archive, const std::filesyst
 std::vector<std::pair<std::string, std::string>> edited_items(
     const std::filesystem::path& state_dir, const std::string& source);
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

@@ -1,10 +1,10 @@
-#include "cli/site_feed.h"
+#include "site/site_feed.h"
 
 #include <algorithm>
 
-#include "cli/change.h"
+#include "feeddiff/changes.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 namespace fs = std::filesystem;
 
@@ -42,7 +42,7 @@ Result<std::string> source_feed(const Archive& archive, const fs::path& state_di
     if (auto saved = read_file(feed_entry_path(state_dir, change.id).string())) {
       entry.items_html = std::move(*saved);
     } else {
-      auto loaded = load_change(archive, change.id, source);
+      auto loaded = load_change(archive, {.revision = change.id, .source = source});
       if (!loaded) return loaded.error();
       entry.items_html = entry_content((*loaded)->view);
       if (auto ok = save_feed_entry(state_dir, (*loaded)->view); !ok) return ok.error();
@@ -63,4 +63,4 @@ Status save_feeds_base(const fs::path& state_dir, const std::string& base_url) {
   return write_file_replace((state_dir / "feeds-base").string(), base_url + "\n");
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

@@ -1,14 +1,14 @@
-#include "cli/site_items.h"
+#include "site/site_items.h"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <sstream>
 
-#include "cli/item_history.h"
+#include "feeddiff/changes.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 namespace fs = std::filesystem;
 
@@ -111,4 +111,4 @@ std::vector<std::pair<std::string, std::string>> edited_items(const fs::path& st
   return out;
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

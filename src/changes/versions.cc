@@ -1,4 +1,4 @@
-#include "cli/versions.h"
+#include "feeddiff/changes.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -8,10 +8,11 @@
 #include <string_view>
 #include <utility>
 
+#include "changes/changes_internal.h"
 #include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 // The cache holds only lowercase letters, digits and '-': the name as hex, cut and hashed
 // when long (names are at most 100 characters, cache names 200).
@@ -226,4 +227,4 @@ std::optional<std::string> SourceVersions::reverted_to(const std::string& blob,
   return to_hex(commits_[k]);
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

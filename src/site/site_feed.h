@@ -13,7 +13,7 @@
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 /// Where the entry content of the change `id` is kept, in the state directory's entries/.
 std::filesystem::path feed_entry_path(const std::filesystem::path& state_dir, std::string_view id);
@@ -35,4 +35,4 @@ bool feeds_base_changed(const std::filesystem::path& state_dir, const std::strin
 /// Remembers the base URL the feeds were written with, once they all were.
 Status save_feeds_base(const std::filesystem::path& state_dir, const std::string& base_url);
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

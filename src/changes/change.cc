@@ -1,4 +1,4 @@
-#include "cli/change.h"
+#include "feeddiff/changes.h"
 
 #include <fmt/format.h>
 #if defined(__GLIBC__)
@@ -12,12 +12,13 @@
 #include <system_error>
 #include <thread>
 
+#include "changes/changes_internal.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/message.h"
 #include "feeddiff/normalize.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 std::vector<HeaderRow> recorded_rows(const CommitMessage& message) {
   std::vector<HeaderRow> rows;
@@ -459,9 +460,11 @@ void compare_bodies(LoadedChange& change, bool feed, bool normalized,
   }
 }
 
-Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::string_view revision,
-                                                  std::string_view source, bool normalized,
-                                                  bool compare, SourceVersions* known) {
+Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive,
+                                                  const ChangeRequest& request) {
+  const std::string_view revision = request.revision, source = request.source;
+  const bool normalized = request.normalized, compare = request.compare;
+  SourceVersions* known = request.known_versions;
   auto commit = archive.resolve(revision);
   if (!commit) return commit.error();
   // The source a poll's commit names: only its directory is compared (a commit made by hand,
@@ -550,4 +553,4 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive, std::s
   return out;
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

@@ -1,13 +1,13 @@
-#include "cli/change_class.h"
+#include "feeddiff/changes.h"
 
 #include <filesystem>
 #include <system_error>
 
-#include "cli/change.h"
+#include "changes/changes_internal.h"
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 std::optional<ChangeClass> class_from_trailers(const CommitInfo& commit) {
   const std::string* name = commit.trailer("Change-Class");
@@ -77,4 +77,4 @@ std::string site_items_label(const CommitInfo& commit, const std::optional<ItemD
   return summary;
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

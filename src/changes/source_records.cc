@@ -1,11 +1,10 @@
-#include "cli/source_records.h"
+#include "feeddiff/changes.h"
 
 #include <fmt/format.h>
 
-#include "cli/versions.h"
 #include "feeddiff/core.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 SourceRecords SourceRecords::load(const Archive& archive, std::string_view kind,
                                   std::string_view source,
@@ -62,4 +61,4 @@ void SourceRecords::save(const Archive& archive) const {
     archive.cache_write(name_, header_ + lines(0));
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

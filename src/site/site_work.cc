@@ -1,4 +1,4 @@
-#include "cli/site_work.h"
+#include "site/site_work.h"
 
 #include <fmt/format.h>
 #include <sys/types.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace feeddiff::cli {
+namespace feeddiff::site {
 
 namespace {
 
@@ -117,4 +117,4 @@ Status RowSpool::clear() {
   return Ok{};
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff::site

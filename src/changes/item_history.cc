@@ -1,15 +1,14 @@
-#include "cli/item_history.h"
+#include "feeddiff/changes.h"
 
 #include <fmt/format.h>
 #include <iterator>
 
-#include "cli/change.h"
-#include "cli/source_records.h"
+#include "changes/changes_internal.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
-namespace feeddiff::cli {
+namespace feeddiff {
 
 namespace {
 
@@ -181,4 +180,4 @@ Result<std::optional<std::string>> item_with_link(const Archive& archive,
   return std::optional<std::string>();
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff

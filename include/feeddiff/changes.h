@@ -1,0 +1,348 @@
+#pragma once
+// changes: what the archive recorded, gathered for the commands that show it. One change
+// loaded with its bodies, diff and item summary (show, diff, notify, the site); the versions
+// of a source (which items it ever showed, which bodies it held); the life of a source's
+// items through its versions (history, the site's item pages); the per-source record caches
+// that let those read only what was recorded since; and the class of a change (log, the
+// site). Nothing here prints: the commands render what these return.
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "feeddiff/diff.h"
+#include "feeddiff/message.h"
+#include "feeddiff/render.h"
+#include "feeddiff/result.h"
+#include "feeddiff/store.h"
+
+namespace feeddiff {
+
+// ---- Object ids in 20 bytes rather than a 72-byte hex string: what a caller keeps one of
+// per version of a whole history (the site's lists, the versions of a source).
+
+/// A SHA-1 object id, as bytes.
+using Oid = std::array<unsigned char, 20>;
+
+/// The id that 40 lowercase hex digits spell; nullopt for anything else.
+inline std::optional<Oid> parse_oid(std::string_view hex) {
+  if (hex.size() != 40) return std::nullopt;
+  auto nibble = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  Oid out{};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out[i] = static_cast<unsigned char>(high << 4 | low);
+  }
+  return out;
+}
+
+/// The id of 40 hex digits the caller has checked (all zeros for anything else).
+inline Oid to_oid(std::string_view hex) {
+  return parse_oid(hex).value_or(Oid{});
+}
+
+/// The 40 lowercase hex digits of an id.
+inline std::string to_hex(const Oid& oid) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(40, '0');
+  for (std::size_t i = 0; i < oid.size(); ++i) {
+    out[2 * i] = kDigits[oid[i] >> 4];
+    out[2 * i + 1] = kDigits[oid[i] & 15];
+  }
+  return out;
+}
+
+/// Hashes an id for unordered containers: its first bytes are already uniform.
+struct OidHash {
+  /// The id's first eight bytes.
+  std::size_t operator()(const Oid& oid) const noexcept {
+    std::size_t h;
+    std::memcpy(&h, oid.data(), sizeof h);
+    return h;
+  }
+};
+
+// ---- What earlier versions of a source held: which item ids it has ever shown, and each
+// version's raw blob. An item diff knows two versions only; this is what lets a page say
+// that an added item reappeared, or that a version reverted to an earlier one.
+
+/// The key an item id is remembered by: the first 16 bytes of its SHA-1. Two ids of one
+/// source share a key only through a search of about 2^64 hashes, so no feed can make an
+/// added item read as reappeared by choosing its ids (64 bits took about 2^32).
+struct ItemIdKey {
+  std::uint64_t high = 0;  ///< bytes 0-7 of the SHA-1, big-endian
+  std::uint64_t low = 0;   ///< bytes 8-15
+  /// Same key.
+  bool operator==(const ItemIdKey&) const = default;
+  /// Ordered as the hex is, for the cache's lines.
+  auto operator<=>(const ItemIdKey&) const = default;
+};
+
+/// Hashes an ItemIdKey (its bits are a SHA-1's already).
+struct ItemIdKeyHash {
+  /// The high half.
+  std::size_t operator()(const ItemIdKey& key) const noexcept {
+    return static_cast<std::size_t>(key.high);
+  }
+};
+
+/// The versions of one source, oldest first, as its commits in the source index list them,
+/// with what the cache `.git/feeddiff/cache/versions/` knows of them. Reading an id of
+/// version k means normalizing its body, once: the cache keeps, per version, its commit,
+/// its raw blob and the ids it showed first, so a later call parses only versions recorded
+/// since. A cache that no longer fits the history (rewritten, or another source's) is
+/// dropped and rebuilt.
+class SourceVersions {
+ public:
+  /// The source's commits from the index, and the cache; parses nothing yet.
+  static Result<SourceVersions> load(const Archive& archive, const std::string& source);
+
+  /// The position of a commit among the source's versions (0: the first), nullopt when it
+  /// is not one of them.
+  std::optional<std::size_t> ordinal(const std::string& commit) const;
+  /// Reads versions [known, n) that the cache lacks (n at most the count of versions), then
+  /// writes the cache when it learnt something. Versions that do not parse show no ids.
+  void learn(std::size_t n);
+  /// Whether a version before `ordinal` showed the id (learn(ordinal) first).
+  bool seen_before(const std::string& id, std::size_t ordinal) const;
+  /// The newest version before ordinal - 1 whose raw blob is `blob`: the commit id a version
+  /// byte-identical to an older one (not its parent) reverted to (learn(ordinal) first).
+  std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal) const;
+  /// Writes the cache when this object learnt versions it does not hold yet (learn() writes
+  /// it only as the versions known double, or on reaching the newest): call it before
+  /// dropping an object that a later one, loaded from the cache, is to continue.
+  void save();
+  /// Reads through this archive from now on (the same repository, opened again).
+  void use(const Archive& archive) { archive_ = &archive; }
+  /// The source whose versions these are.
+  const std::string& source() const { return source_; }
+  /// Versions parsed by learn() in this process (for measuring).
+  std::size_t parsed() const { return parsed_; }
+
+ private:
+  SourceVersions(const Archive& archive, std::string source)
+      : archive_(&archive), source_(std::move(source)) {}
+  void add_known(const Oid& blob);  // the next version's blob (all zeros for none)
+  // Ids in 20 bytes: `site` keeps one of these per source for a whole run.
+  const Archive* archive_;
+  std::string source_;
+  std::vector<Oid> commits_;  // oldest first
+  std::vector<Oid> blobs_;    // of versions [0, known): the raw blob, all zeros for none
+  // Item ids by the first 16 bytes of their SHA-1 (ItemIdKey), not as strings: at 1M
+  // changes that is still far less for site to hold. Every id the source ever showed is
+  // here, as "reappeared" needs: as many as the history holds distinct ids, no more.
+  std::unordered_map<ItemIdKey, std::uint32_t, ItemIdKeyHash> first_seen_;  // -> ordinal
+  std::unordered_map<Oid, std::uint32_t, OidHash> last_with_blob_;  // blob -> newest ordinal
+  std::vector<std::uint32_t> previous_same_;  // per ordinal: the one before with its blob
+  std::size_t written_ = 0;                   // versions the cache held when last read or written
+  // The keys first seen by versions [written_, known), one list per version: what save()
+  // appends. The cache is rewritten whole only when it was missing, of another format, or
+  // did not fit the history (rewrite_), so a save costs the versions learnt since the last.
+  std::vector<std::vector<ItemIdKey>> pending_;
+  bool rewrite_ = true;
+  mutable std::size_t last_ordinal_ = ~std::size_t{0};  // ordinal()'s last answer
+  std::size_t parsed_ = 0;
+};
+
+/// The name under .git/feeddiff/cache of a per-source value of this kind ("versions",
+/// "history"): the source's name as hex (cut and hashed when long), as cache names allow.
+std::string source_cache_name(std::string_view kind, std::string_view source);
+
+// ---- A per-source cache of one record per commit of the source, oldest first, appended to
+// as versions are recorded: what lets a command that reads every version of a source
+// (history, the site's item pages, log NAME) read from git only the versions recorded since
+// it last ran. The records live in .git/feeddiff/cache/<kind>/<source>; each names its
+// commit, and a reader trusts them only up to the first that does not name the source's
+// commit at its place (a reset or a sync rewrote the history there, or a crash cut the line).
+
+/// The records of one source's commits that a cache holds, and those added since.
+class SourceRecords {
+ public:
+  /// Reads the cache `kind` ("history", "log") of the source: the records, each a tag and
+  /// the commit (its first two fields), that name the source's first commits in order
+  /// (`commits`, oldest first). A cache written by another feeddiff version is not read.
+  static SourceRecords load(const Archive& archive, std::string_view kind, std::string_view source,
+                            const std::vector<std::string>& commits);
+
+  /// The trusted records, oldest first: fields[0] the tag, fields[1] the commit.
+  const std::vector<std::vector<std::string>>& records() const { return records_; }
+  /// Trusts only the first n records (the caller found record n unusable).
+  void keep(std::size_t n);
+  /// Adds the record of the next commit (fields[1] must be it).
+  void add(std::vector<std::string> fields);
+  /// Writes what was added: appended when the file held only trusted records, else the file
+  /// is written anew. Best effort, as every cache write.
+  void save(const Archive& archive) const;
+
+ private:
+  SourceRecords(std::string name, std::string header)
+      : name_(std::move(name)), header_(std::move(header)) {}
+  std::string name_;    // the cache's name
+  std::string header_;  // its first line, with the newline
+  std::vector<std::vector<std::string>> records_;
+  std::size_t on_disk_ = 0;  // records_[0, on_disk_) are the whole file
+  bool whole_ = false;       // the file is exactly the header and records_[0, on_disk_)
+};
+
+// ---- One recorded change from the archive, gathered into what the renderers show.
+
+/// A change and the bodies its diff views; keep it alive while the view is used.
+struct LoadedChange {
+  Blob old_body;              ///< the artifact before (empty when added)
+  Blob new_body;              ///< the artifact at the commit (empty when deleted)
+  std::string old_canonical;  ///< normalize(old_body), when it parsed and was asked for
+  std::string new_canonical;  ///< normalize(new_body), when it parsed and was asked for
+  CommitInfo commit;          ///< the commit
+  ChangeView view;            ///< fields, headers and the line diff over the bodies above
+};
+
+/// What load_change is to load: a commit, the source it is about, and how much of it.
+struct ChangeRequest {
+  std::string_view revision = {};  ///< the commit (anything Archive::resolve takes)
+  std::string_view source = {};    ///< narrows the change to this source's file ("": the commit's)
+  /// Diff the canonical documents instead of the raw bodies (falling back to the raw bodies
+  /// when a version does not parse).
+  bool normalized = false;
+  /// False: only the commit's fields and headers are filled in; no body is read, nothing is
+  /// diffed.
+  bool compare = true;
+  /// The versions of the change's source that an earlier call read, to be continued rather
+  /// than read again (reappeared items, reverted_to); ignored when they are another source's.
+  /// nullptr: they are read (see annotate_history).
+  SourceVersions* known_versions = nullptr;
+};
+
+/// Loads the change a commit made to a source's raw artifact (or, when it touched no raw
+/// file, to the first path it changed), as the request asks.
+/// A feed's item summary is read from the archive's cache when it holds one for these two
+/// blobs (and ignored fields); otherwise both versions are normalized and the summary is
+/// cached for next time. Reappeared items and reverted_to are marked from the source's
+/// versions (the request's known_versions when they are the source's).
+Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive,
+                                                  const ChangeRequest& request);
+
+/// Fills in the raw line diff of a change whose bodies are set and, with feed, its item
+/// summary (and, with normalized, the canonical line diff) as add_feed_summary does; the two
+/// versions are normalized on threads of their own while the raw bodies are diffed.
+void compare_bodies(LoadedChange& change, bool feed, bool normalized,
+                    const std::vector<std::string>& ignore);
+
+/// Fills in the item summary (and, with normalized, the canonical line diff) of a change
+/// whose bodies and view are set; ignore names fields whose changes count as cosmetic.
+void add_feed_summary(LoadedChange& change, bool normalized,
+                      const std::vector<std::string>& ignore);
+
+/// What a source's feeddiff.toml (at a commit) says of its item diffs.
+struct FeedRules {
+  std::vector<std::string> ignore;  ///< fields whose changes are cosmetic
+  Insignificant insignificant;      ///< which changes are minor
+};
+
+/// The rules of a source as feeddiff.toml at that commit has them (none when it has no such
+/// source or does not parse).
+FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
+                     const std::string& source);
+
+/// Marks an item diff of a source's version with what the earlier versions tell: added items
+/// an earlier version held become reappeared, and a body byte-identical to an earlier version
+/// (not the previous one) sets reverted_to. Without a SourceVersions, reads one and keeps it
+/// for the next call about the same source (one source at a time: a process that goes through
+/// many sources holds one source's versions, not every one's).
+void annotate_history(const Archive& archive, const std::string& source,
+                      const std::string& commit_id, const std::string& new_blob,
+                      std::optional<ItemDiff>& items, std::optional<std::string>& reverted_to,
+                      SourceVersions* versions = nullptr);
+
+/// The item summary of a source's version at a commit and its reverted_to, from the cache
+/// when it is there (else both versions are normalized and the summary cached); nullopt
+/// when the commit did not change the source, or a version does not parse.
+struct CommitItems {
+  ItemDiff items;                          ///< the summary, reappeared items marked
+  std::optional<std::string> reverted_to;  ///< see ChangeView::reverted_to
+};
+std::optional<CommitItems> load_items(const Archive& archive, const std::string& commit_id,
+                                      const std::string& source, SourceVersions& versions);
+
+/// The kinds of `--only added,changed`: comma-separated kind names (item_kind_name);
+/// Errc::usage naming the known ones for an unknown word or an empty list.
+Result<std::vector<ItemChange::Kind>> parse_only(std::string_view list);
+
+/// The "Recorded headers" rows of a version's commit message, as the renderers take them.
+std::vector<HeaderRow> recorded_rows(const CommitMessage& message);
+
+// ---- One source's versions, oldest first, and its items followed through them: what
+// `feeddiff history` and the site's item pages show.
+
+/// A source's versions and the life of its items.
+struct SourceHistory {
+  std::vector<HistoryVersion> versions;  ///< oldest first (href left empty)
+  std::vector<std::string> blobs;        ///< each version's blob id ("" when it was deleted)
+  ItemTracker items;                     ///< every item's life, events indexed by version
+  std::size_t parsed = 0;                ///< versions normalized (the others came from the cache)
+};
+
+/// Walks the commits of raw/<source>/ (from the source index), oldest first, and diffs each
+/// version's items with the last readable version before it. Each diff comes from the
+/// archive's item-summary cache when it holds one (poll and show write it), else both
+/// versions are normalized (each at most once) and the summary is cached. The cache
+/// history/<source> keeps what each version was (commit, time, blob, summary name), appended
+/// to, so a later call reads from git only the versions recorded since; a record that no
+/// longer names the source's commit at its place (a reset, a replay) ends what is trusted.
+/// An empty history for a source that has no recorded change.
+Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source);
+
+/// The id of an item whose link is `link`, looking in the newest version first, then older
+/// ones; nullopt when no version has one.
+Result<std::optional<std::string>> item_with_link(const Archive& archive,
+                                                  const SourceHistory& history,
+                                                  const std::string& link);
+
+// ---- What kind of change a commit recorded (contract: the Change-Class, Item-Summary and
+// Not-A-Feed trailers poll writes), as `log` and the site show it: read from the trailers,
+// or, for a commit made before poll wrote them, from the item summary cache when it holds
+// the change's summary. Never by normalizing: `log` lists thousands of commits, and what
+// a listing costs must be what it prints.
+
+/// A change's class and its one-line summary.
+struct ChangeClass {
+  /// first, items, minor, cosmetic, not-a-feed or restored (or what a newer feeddiff wrote).
+  std::string name;
+  /// The item summary (`3 added, 1 changed`, `cosmetic only: lastBuildDate`), or for a
+  /// not-a-feed version why it is none; "" when there is nothing to say.
+  std::string summary;
+};
+
+/// The class the commit's trailers record, nullopt when it has no Change-Class trailer.
+std::optional<ChangeClass> class_from_trailers(const CommitInfo& commit);
+
+/// Where the class of a source's version without trailers comes from: "first" for the
+/// source's first version, else the name of its item summary in the cache (whether or not
+/// the cache holds it yet); nullopt when the commit recorded no feed version of the source.
+/// Costs a look at the commit's trees, so `log NAME` keeps it in its records.
+std::optional<std::string> summary_key(const Archive& archive, const std::string& commit_id,
+                                       const std::string& source);
+
+/// The class of a commit: its trailers; else, for a commit that names a Source, from the
+/// summary cache: through its "Summary-Key" (what `log NAME` records keep of summary_key)
+/// when it has one, else by summary_key when `look` (a commit read from git, not a record)
+/// and the cache holds any item summaries at all (an archive never summarized costs nothing).
+std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo& commit,
+                                        bool look = true);
+
+/// The item cell of a change on the site: the summary as the site showed it, marked with the
+/// class where the summary alone does not say it (minor, cosmetic, not a feed, restored).
+/// items is the change's summary when it was computed.
+std::string site_items_label(const CommitInfo& commit, const std::optional<ItemDiff>& items);
+
+}  // namespace feeddiff

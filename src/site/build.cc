@@ -1,0 +1,615 @@
+// build_site: a static HTML site of the archive, built so that a run costs what is new
+// since the last one, whatever the archive's age. Change pages are immutable (a commit never
+// changes). Histories are cut into pages of kSitePageSize changes numbered from the oldest,
+// so a new change rewrites only the newest page of its source's history and of the archive's;
+// older pages never change. The site remembers the branch tip it was rendered at: a run walks
+// back from HEAD to that tip only, and rebuilds everything when the tip left the branch (a
+// reset or rebase), re-using the pages of the commits both histories share. What the pages
+// list lives beside them in .feeddiff-site/, one small file per page; the commits to render
+// and the rows rendered wait in files of the run's own (site_work.h), and change pages are
+// rendered a round of commits at a time, source by source: memory is bounded by a round, the
+// number of sources and the longest history of one source, not by the archive's.
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "feeddiff/changes.h"
+#include "feeddiff/config.h"
+#include "feeddiff/core.h"
+#include "feeddiff/message.h"
+#include "feeddiff/render.h"
+#include "feeddiff/site.h"
+#include "site/site_feed.h"
+#include "site/site_files.h"
+#include "site/site_items.h"
+#include "site/site_work.h"
+
+namespace feeddiff {
+
+namespace fs = std::filesystem;
+
+namespace site {
+namespace {
+
+// Renders one change page (and copies the raw artifact beside it); fills in what the pages
+// list about it.
+// versions, when given, is the source's (else its versions are read for this change).
+Result<SiteChange> render_change(const Archive& archive, const std::string& id,
+                                 const SiteOptions& options, const fs::path& top, Writes& writes,
+                                 SourceVersions* versions) {
+  SiteChange out;
+  // A layout migration (`migrate`) moved every source and changed none: no page.
+  if (auto commit = archive.resolve(id);
+      commit && commit->trailer("Layout") && !commit->trailer("Source"))
+    return out;
+  auto loaded = load_change(archive, {.revision = id, .known_versions = versions});
+  if (!loaded) return loaded.error();
+  const CommitInfo& commit = (*loaded)->commit;
+  const ChangeView& view = (*loaded)->view;
+  out.id = commit.id;
+  out.title = commit.title;
+  out.source = view.source;
+  out.observed_at = observed_at(commit);
+  out.added = view.diff.added;
+  out.removed = view.diff.removed;
+  out.items = site_items_label(commit, view.items);  // marked with its class (minor, not a feed)
+  out.href = "changes/" + commit.id + ".html";
+
+  const std::optional<std::string> raw_name = raw_copy_name(view.path);
+  HtmlLinks links;
+  links.nav = {{"Archive", "../index.html"}};
+  if (check_source_name(view.source)) {
+    links.nav.emplace_back(view.source, "../sources/" + view.source + ".html");
+    // An item this change edited has a page of its own, written in the same run.
+    links.item = [source = view.source](const ItemChange& item) {
+      return item.kind == ItemChange::Kind::changed
+                 ? "../items/" + source + "/" + item_key(item.id) + ".html"
+                 : std::string();
+    };
+  }
+  if (view.path_status != "deleted" && raw_name) {
+    links.raw = "../raw/" + commit.id + "/" + *raw_name;
+    // A raw/ID that is a link (out of the site, say) is the site's own name for something
+    // else: the link goes, not what it leads to, and the copy gets a directory of its own.
+    const fs::path raw_dir = top / "raw" / commit.id;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(raw_dir, ec)) && strictly_inside(top, raw_dir))
+      fs::remove(raw_dir, ec);
+    if (!strictly_inside(top, raw_dir / *raw_name))
+      return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
+                                         raw_dir.string(), top.string())};
+    if (auto ok = write_if_changed(raw_dir / *raw_name, (*loaded)->new_body, writes); !ok)
+      return ok.error();
+  } else if (view.path_status != "deleted" && writes.refused++ == 0) {
+    writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
+  }
+  remove_other_raw(top, commit.id, raw_name.value_or(""));
+  RenderOptions render;
+  render.max_lines = options.max_lines;
+  render.max_line_chars = options.max_line_chars;
+  if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
+    return ok.error();
+  if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
+  ++writes.rendered;
+  return out;
+}
+
+// The history lists: the archive's ("") and each source's, cut into pages. A change goes to
+// a position of a list; the page it lands on is kept in memory until it is full (then its
+// HTML is written, once) or the run ends; rows beyond kOpenRowsCap go to their files early.
+class Histories {
+ public:
+  Histories(fs::path top, Writes& writes) : top_(std::move(top)), writes_(writes) {}
+
+  // Appends the change at position (0 for a list's first change) of the list.
+  Status append(const std::string& list, std::size_t position, const SiteChange& change) {
+    const std::size_t number = position / kSitePageSize + 1;
+    auto it = open_.find(list);
+    if (it != open_.end() && it->second.number != number) {
+      if (auto ok = spill(list, it->second); !ok) return ok;
+      open_rows_ -= it->second.rows.size();
+      open_.erase(it);
+      it = open_.end();
+    }
+    if (it == open_.end()) {
+      Page page{number, load_rows(rows_path(list, number), writes_)};
+      // Rows at or beyond this position came from a run that did not finish.
+      if (page.rows.size() > position % kSitePageSize) page.rows.resize(position % kSitePageSize);
+      open_rows_ += page.rows.size();
+      it = open_.emplace(list, std::move(page)).first;
+    }
+    it->second.rows.push_back(change);
+    ++open_rows_;
+    if (it->second.rows.size() == kSitePageSize) {
+      if (auto ok = write(list, it->second); !ok) return ok;
+      pending_.erase({list, number});
+      open_rows_ -= it->second.rows.size();
+      open_.erase(it);
+    } else if (open_rows_ > kOpenRowsCap) {
+      for (auto& [name, page] : open_)
+        if (auto ok = spill(name, page); !ok) return ok;
+      open_.clear();
+      open_rows_ = 0;
+    }
+    return Ok{};
+  }
+
+  // Writes every page not yet full that this run changed.
+  Status finish() {
+    for (auto& [list, page] : open_) {
+      if (auto ok = write(list, page); !ok) return ok;
+      pending_.erase({list, page.number});
+    }
+    open_.clear();
+    open_rows_ = 0;
+    for (const auto& [list, number] : pending_) {
+      Page page{number, load_rows(rows_path(list, number), writes_)};
+      if (auto ok = write(list, page); !ok) return ok;
+    }
+    pending_.clear();
+    return Ok{};
+  }
+
+  // The newest n changes of a list of count changes, newest first (after finish).
+  std::vector<SiteChange> newest(const std::string& list, std::size_t count, std::size_t n) {
+    std::vector<SiteChange> out;
+    for (std::size_t number = pages(count); number >= 1 && out.size() < n; --number) {
+      std::vector<SiteChange> rows = load_rows(rows_path(list, number), writes_);
+      for (auto row = rows.rbegin(); row != rows.rend() && out.size() < n; ++row)
+        out.push_back(std::move(*row));
+    }
+    return out;
+  }
+
+  static std::size_t pages(std::size_t count) {
+    return (count + kSitePageSize - 1) / kSitePageSize;
+  }
+
+  fs::path rows_path(const std::string& list, std::size_t number) const {
+    const fs::path dir =
+        list.empty() ? top_ / kStateDir / "history" : top_ / kStateDir / "sources" / list;
+    return dir / fmt::format("{}.tsv", number);
+  }
+
+ private:
+  struct Page {
+    std::size_t number = 1;
+    std::vector<SiteChange> rows;  // oldest first
+  };
+
+  // The page's rows to their file; its HTML waits for the end of the run.
+  Status spill(const std::string& list, const Page& page) {
+    pending_.insert({list, page.number});
+    return write_rows(list, page);
+  }
+
+  Status write_rows(const std::string& list, const Page& page) {
+    std::string text;
+    for (const SiteChange& c : page.rows) text += row_text(c);
+    Writes not_counted;
+    return write_if_changed(rows_path(list, page.number), text, not_counted);
+  }
+
+  Status write(const std::string& list, const Page& page) {
+    if (auto ok = write_rows(list, page); !ok) return ok;
+    SiteHistoryPage html;
+    html.source = list;
+    html.number = page.number;
+    html.changes.assign(page.rows.rbegin(), page.rows.rend());
+    const fs::path path = list.empty()
+                              ? top_ / "history" / fmt::format("{}.html", page.number)
+                              : top_ / "sources" / list / fmt::format("{}.html", page.number);
+    return write_if_changed(path, render_history_page(html), writes_);
+  }
+
+  fs::path top_;
+  Writes& writes_;
+  std::map<std::string, Page> open_;
+  std::size_t open_rows_ = 0;
+  std::set<std::pair<std::string, std::size_t>> pending_;  // spilled, HTML not yet written
+};
+
+// Reads the rows a previous build listed, oldest first, one page file at a time: a rebuild
+// re-uses the change pages of the commits at the start of both histories.
+class OldRows {
+ public:
+  OldRows(fs::path dir, Writes& writes) : dir_(std::move(dir)), writes_(writes) {}
+
+  // The next row, or nullopt at the end.
+  std::optional<SiteChange> next() {
+    while (at_ >= rows_.size()) {
+      const fs::path file = dir_ / fmt::format("{}.tsv", ++page_);
+      if (!fs::exists(file)) return std::nullopt;
+      rows_ = load_rows(file, writes_);
+      at_ = 0;
+    }
+    return rows_[at_++];
+  }
+
+ private:
+  fs::path dir_;
+  Writes& writes_;
+  std::size_t page_ = 0;
+  std::vector<SiteChange> rows_;
+  std::size_t at_ = 0;
+};
+
+// Per commit of a round: rendered in order, not from the row spool.
+constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
+
+// One run of build_site: its steps share the site's state, what the run wrote and the
+// history lists.
+class SiteBuild {
+ public:
+  SiteBuild(const Archive& archive, const SiteOptions& options)
+      : archive_(archive), options_(options), top_(options.dir), histories_(top_, writes_) {}
+
+  Result<SiteReport> run();
+
+ private:
+  Status walk(CommitSpool& fresh);
+  void start_over();
+  Status render_rounds(CommitSpool& fresh, const fs::path& work);
+  Status render_round(const std::vector<Oid>& ids, RowSpool& rows, OldRows& old_rows, bool& reusing,
+                      const fs::path& work);
+  Status list_round(const std::vector<Oid>& ids, RowSpool& rows,
+                    const std::vector<std::uint64_t>& at, const fs::path& work);
+  Status remove_stale(CommitSpool& fresh);
+  Status write_sources(std::vector<SiteSource>& listed, const std::string& feed_id,
+                       const std::string& base);
+  Status write_source_pages(const SiteSource& s, const SourceRow& row, const std::string& feed_id,
+                            const std::string& base, bool new_feed_base);
+  Status write_front(const std::vector<SiteSource>& listed, const std::string& feed_id,
+                     const std::string& base);
+  SiteReport report(std::size_t sources) const;
+
+  const Archive& archive_;
+  const SiteOptions& options_;
+  const fs::path top_;
+  Writes writes_;
+  Histories histories_;  // writes to writes_
+  std::string key_;
+  SiteState state_;
+  bool rebuild_ = false;
+  bool reuse_pages_ = false;
+  std::string head_, root_;
+  fs::path old_state_;
+  // Each source with new changes, and the oldest of them.
+  std::map<std::string, std::string> touched_sources_;
+};
+
+Result<SiteReport> SiteBuild::run() {
+  if (auto ok = make_dirs(top_); !ok) return ok.error();
+  auto lock = SiteLock::take(top_);
+  if (!lock) return lock.error();
+  const fs::path state_path = top_ / kStateDir / "state";
+  key_ = fmt::format("feeddiff-site {} {} lines={} chars={} origin={} page={}", kSiteLayout,
+                     version(), options_.max_lines, options_.max_line_chars,
+                     one_cell(archive_.origin_url().value_or("")), kSitePageSize);
+  state_ = SiteState::load(state_path);
+  rebuild_ = state_.key != key_;
+
+  // The commits that recorded a change since the tip rendered last (all of them when the tip
+  // is no longer on the branch), to a file: newest first as walked, read back oldest first.
+  const fs::path work = top_ / kWorkDir;
+  remove_tree(top_, work);
+  if (auto ok = make_dirs(work); !ok) return ok.error();
+  auto fresh = CommitSpool::create((work / "commits").string());
+  if (!fresh) return fresh.error();
+  if (auto ok = walk(*fresh); !ok) return ok.error();
+
+  old_state_ = top_ / (std::string(kStateDir) + ".old");
+  reuse_pages_ = state_.key == key_;
+  if (rebuild_) start_over();
+  if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
+  state_.tip = head_;
+  if (rebuild_)
+    if (auto ok = remove_stale(*fresh); !ok) return ok.error();
+  remove_tree(top_, work);
+
+  const std::string feed_id =
+      state_.root.empty() ? "urn:feeddiff:archive" : "urn:feeddiff:archive:" + state_.root;
+  std::string base = options_.base_url;
+  if (!base.empty() && !base.ends_with('/')) base += '/';
+  std::vector<SiteSource> listed;
+  if (auto ok = write_sources(listed, feed_id, base); !ok) return ok.error();
+  if (auto ok = write_front(listed, feed_id, base); !ok) return ok.error();
+  // Last: a run that stops before this leaves the old tip, and the next one redoes its work.
+  // The pages were written without an fsync each; one flush of the file system puts them on
+  // disk before the state that says they are there.
+  if (auto ok = sync_filesystem(top_.string()); !ok) return ok.error();
+  if (auto old = read_file(state_path.string()); !old || *old != state_.text())
+    if (auto ok = write_file_atomic(state_path.string(), state_.text()); !ok) return ok.error();
+  return report(listed.size());
+}
+
+// Spools the commits since the tip rendered last; a tip no longer on the branch means a
+// rebuild.
+Status SiteBuild::walk(CommitSpool& fresh) {
+  bool reached_tip = false;
+  Status spooled = Ok{};
+  auto walked = archive_.walk_first_parent("raw/", [&](const std::string& id, bool touched) {
+    if (head_.empty()) head_ = id;
+    if (!rebuild_ && id == state_.tip) {
+      reached_tip = true;
+      return false;
+    }
+    if (touched) spooled = fresh.push(to_oid(id));
+    root_ = id;
+    return bool(spooled);
+  });
+  if (!walked) return walked.error();
+  if (!spooled) return spooled.error();
+  if (!rebuild_ && !reached_tip) rebuild_ = true;
+  return Ok{};
+}
+
+// Starts the lists over; the old rows stay aside to re-use their pages and to find the pages
+// of commits that left the history.
+void SiteBuild::start_over() {
+  remove_tree(top_, old_state_);
+  std::error_code ec;
+  if (fs::exists(top_ / kStateDir / "history", ec) && strictly_inside(top_, old_state_))
+    fs::rename(top_ / kStateDir, old_state_, ec);
+  remove_tree(top_, top_ / kStateDir);
+  remove_tree(top_, top_ / "history");
+  remove_tree(top_, top_ / "sources");
+  // The feed entries of re-used change pages are re-used with them.
+  if (reuse_pages_ && make_dirs(top_ / kStateDir))
+    fs::rename(old_state_ / "entries", top_ / kStateDir / "entries", ec);
+  state_ = SiteState{};
+  state_.key = key_;
+  state_.root = root_;
+}
+
+// In rounds of options.round commits, oldest first. A round's change pages are rendered
+// source by source, each source's versions read once and dropped after (holding every
+// source's for the whole run was most of a first build's memory: 500 MB at 1M changes);
+// its rows wait in the row spool, then go to the lists in the history's order.
+Status SiteBuild::render_rounds(CommitSpool& fresh, const fs::path& work) {
+  Writes read_twice;  // the stale pass counts the old rows that are not the site's own
+  OldRows old_rows(old_state_ / "history", read_twice);
+  bool reusing = rebuild_ && reuse_pages_;
+  auto rows = RowSpool::create((work / "rows").string());
+  if (!rows) return rows.error();
+  const std::size_t round = std::min(options_.round, std::max<std::size_t>(fresh.size(), 1));
+  for (std::size_t begin = 0; begin < fresh.size(); begin += round) {
+    auto ids = fresh.oldest(begin, begin + round);
+    if (!ids) return ids.error();
+    if (auto ok = render_round(*ids, *rows, old_rows, reusing, work); !ok) return ok;
+  }
+  return histories_.finish();
+}
+
+// Renders a round's change pages (or re-uses those of the old rows), source by source.
+Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldRows& old_rows,
+                               bool& reusing, const fs::path& work) {
+  if (auto ok = rows.clear(); !ok) return ok.error();
+  // Per commit of the round: where its row is in the spool, or that it is rendered below.
+  std::vector<std::uint64_t> at(ids.size(), kInOrder);
+  std::map<std::string, std::vector<std::uint32_t>> by_source;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string id = to_hex(ids[i]);
+    if (reusing) {
+      auto old = old_rows.next();
+      if (old && old->id == id && fs::exists(top_ / old->href)) {
+        auto put = rows.put(row_line(*old));
+        if (!put) return put.error();
+        at[i] = *put;
+        continue;
+      }
+      reusing = false;
+    }
+    // A poll's commit names its source; any other (made by hand, a migration) is rendered
+    // in order, reading its source's versions as it comes.
+    auto commit = archive_.resolve(id);
+    if (!commit) return commit.error();
+    if (const std::string* source = commit->trailer("Source"); source && check_source_name(*source))
+      by_source[*source].push_back(static_cast<std::uint32_t>(i));
+  }
+  for (const auto& [source, positions] : by_source) {
+    auto versions = SourceVersions::load(archive_, source);
+    for (const std::uint32_t i : positions) {
+      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
+                                    versions ? &*versions : nullptr);
+      if (!rendered) return rendered.error();
+      if (rendered->id.empty()) continue;
+      auto put = rows.put(row_line(*rendered));
+      if (!put) return put.error();
+      at[i] = *put;
+    }
+    // What this round learnt is where the next round's reading starts.
+    if (versions) versions->save();
+  }
+  return list_round(ids, rows, at, work);
+}
+
+// Appends a round's changes to the lists, in the history's order.
+Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
+                             const std::vector<std::uint64_t>& at, const fs::path& work) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::optional<SiteChange> change;
+    if (at[i] == kInOrder) {
+      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr);
+      if (!rendered) return rendered.error();
+      if (rendered->id.empty()) continue;  // a migration
+      change = std::move(*rendered);
+    } else {
+      auto line = rows.get(at[i]);
+      if (!line) return line.error();
+      change = parse_row(*line);
+      if (!change)
+        return Error{Errc::io, fmt::format("a row in {} does not read back", work.string())};
+    }
+    if (auto ok = histories_.append("", state_.changes++, *change); !ok) return ok.error();
+    SourceRow& source = state_.sources[change->source];
+    if (check_source_name(change->source)) {
+      if (auto ok = histories_.append(change->source, source.count, *change); !ok)
+        return ok.error();
+      touched_sources_.emplace(change->source, change->id);
+    }
+    ++source.count;
+    source.last_id = change->id;
+    source.last_observed = change->observed_at;
+  }
+  return Ok{};
+}
+
+// Pages of commits that left the history (a reset or a rebased branch) go: the ids the old
+// lists name, checked against the new history a chunk at a time.
+Status SiteBuild::remove_stale(CommitSpool& fresh) {
+  OldRows stale(old_state_ / "history", writes_);
+  std::ifstream manifest(top_ / kOldManifest);
+  std::string line;
+  std::getline(manifest, line);  // its key
+  auto next_old = [&]() -> std::optional<std::string> {
+    if (auto row = stale.next()) return row->id;
+    while (std::getline(manifest, line)) {
+      std::string id = line.substr(0, line.find('\t'));
+      if (is_commit_id(id)) return id;
+      ++writes_.ignored;
+    }
+    return std::nullopt;
+  };
+  if (auto ok = remove_gone(top_, fresh, options_.round, next_old, writes_); !ok) return ok.error();
+  manifest.close();
+  std::error_code ec;
+  fs::remove(top_ / kOldManifest, ec);
+  remove_tree(top_, old_state_);
+  return Ok{};
+}
+
+// Sources: those configured now, and every one that recorded a change. A source's page
+// is written when it had new changes or its URL or poll status changed.
+Status SiteBuild::write_sources(std::vector<SiteSource>& listed, const std::string& feed_id,
+                                const std::string& base) {
+  std::map<std::string, std::string> configured;
+  if (auto toml = archive_.read_head("feeddiff.toml"); toml && *toml)
+    if (auto config = parse_config(**toml))
+      for (const auto& s : config->sources) configured[s.name] = redact_recorded_url(s.url);
+  for (const auto& [name, url] : configured) state_.sources[name];
+  State poll_state;
+  if (auto loaded = load_state(archive_)) poll_state = std::move(*loaded);
+  const bool new_feed_base = feeds_base_changed(top_ / kStateDir, base);
+  for (auto it = state_.sources.begin(); it != state_.sources.end();) {
+    auto& [name, row] = *it;
+    auto url = configured.find(name);
+    if (row.count == 0 && url == configured.end()) {
+      it = state_.sources.erase(it);
+      continue;
+    }
+    SiteSource s;
+    s.name = name;
+    s.url = url == configured.end() ? "" : url->second;
+    if (auto st = poll_state.sources.find(name); st != poll_state.sources.end())
+      s.status = poll_status(st->second);
+    s.total = row.count;
+    s.pages = Histories::pages(row.count);
+    s.href = "sources/" + name + ".html";
+    if (auto ok = write_source_pages(s, row, feed_id, base, new_feed_base); !ok) return ok;
+    // A name that is not safe as a file name gets no page (it cannot come from `add`).
+    if (!check_source_name(name)) s.href.clear();
+    row.url = s.url;
+    row.status = s.status;
+    if (row.count) {
+      SiteChange last;
+      last.id = row.last_id;
+      last.observed_at = row.last_observed;
+      last.href = "changes/" + row.last_id + ".html";
+      s.changes.push_back(std::move(last));
+    }
+    listed.push_back(std::move(s));
+    ++it;
+  }
+  if (new_feed_base)
+    if (auto ok = save_feeds_base(top_ / kStateDir, base); !ok) return ok.error();
+  return Ok{};
+}
+
+// A source's item pages, its page and its feed, each when what it shows changed.
+Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
+                                     const std::string& feed_id, const std::string& base,
+                                     bool new_feed_base) {
+  const std::string& name = s.name;
+  // Its edited items' pages and feeds change only with its changes (and a feed's links
+  // with the base URL): only then is its history read again.
+  const auto touched = touched_sources_.find(name);
+  if (check_source_name(name) && row.count &&
+      (touched != touched_sources_.end() || new_feed_base)) {
+    // Every item page when the feeds' links change; else those of items with new events.
+    const std::string since =
+        new_feed_base || touched == touched_sources_.end() ? "" : touched->second;
+    const WriteFile write = [&](const fs::path& path, std::string_view content) {
+      return write_if_changed(path, content, writes_);
+    };
+    auto items = write_item_pages(archive_, top_, top_ / kStateDir, name, base, since, write);
+    if (!items) return items.error();
+  }
+  if (check_source_name(name) && (touched_sources_.count(name) || s.url != row.url ||
+                                  s.status != row.status || !fs::exists(top_ / s.href))) {
+    SiteSource page = s;
+    page.changes = histories_.newest(name, row.count, kSitePageSize);
+    page.edited = edited_items(top_ / kStateDir, name);
+    if (auto ok = write_if_changed(top_ / s.href, render_source_page(page), writes_); !ok)
+      return ok.error();
+  }
+  // Its feed changes only with its changes (a feed's bytes name no poll status).
+  const fs::path feed = top_ / "sources" / name / "feed.atom";
+  if (check_source_name(name) &&
+      (new_feed_base || touched_sources_.count(name) || !fs::exists(feed))) {
+    auto atom = source_feed(archive_, top_ / kStateDir, name,
+                            histories_.newest(name, row.count, kSourceFeedEntries),
+                            feed_id + ":source:" + name, base);
+    if (!atom) return atom.error();
+    if (auto ok = write_if_changed(feed, *atom, writes_); !ok) return ok.error();
+  }
+  return Ok{};
+}
+
+// The index (the sources, the newest changes) and the archive's feed.
+Status SiteBuild::write_front(const std::vector<SiteSource>& listed, const std::string& feed_id,
+                              const std::string& base) {
+  const std::vector<SiteChange> newest = histories_.newest(
+      "", state_.changes, std::max<std::size_t>(kSitePageSize, options_.feed_entries));
+  std::vector<SiteChange> recent(newest.begin(),
+                                 newest.begin() + std::min(newest.size(), kSitePageSize));
+  if (auto ok = write_if_changed(
+          top_ / "index.html", render_site_index(listed, recent, Histories::pages(state_.changes)),
+          writes_);
+      !ok)
+    return ok.error();
+  std::vector<SiteChange> entries(newest.begin(),
+                                  newest.begin() + std::min(newest.size(), options_.feed_entries));
+  return write_if_changed(top_ / "feed.atom", render_site_atom(entries, feed_id, base), writes_);
+}
+
+SiteReport SiteBuild::report(std::size_t sources) const {
+  SiteReport out;
+  out.changes = state_.changes;
+  out.sources = sources;
+  out.full_build = rebuild_;
+  out.written = writes_.written;
+  out.unchanged = writes_.unchanged;
+  out.removed = writes_.removed;
+  out.rendered = writes_.rendered;
+  out.ignored = writes_.ignored;
+  out.refused = writes_.refused;
+  out.first_refused = writes_.first_refused;
+  out.state_dir = (top_ / kStateDir).string();
+  out.index = (top_ / "index.html").string();
+  return out;
+}
+
+}  // namespace
+}  // namespace site
+
+Result<SiteReport> build_site(const Archive& archive, const SiteOptions& options) {
+  return site::SiteBuild(archive, options).run();
+}
+
+}  // namespace feeddiff

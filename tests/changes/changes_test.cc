@@ -1,0 +1,221 @@
+// The changes module called as a library, no feeddiff process: a change loaded from a small
+// archive the test records (its fields, its diff, its item summary, what a request without
+// comparing leaves out), a source's versions (reappeared items, a version that reverts to an
+// earlier one), the life of a source's items, and the class of a change from its trailers.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "feeddiff/changes.h"
+#include "feeddiff/config.h"
+#include "feeddiff/core.h"
+#include "support/process.h"
+
+using namespace feeddiff;
+using namespace feeddiff::test;
+
+namespace {
+
+// An archive whose commits record successive bodies of one source, 10 minutes apart, with
+// the trailers poll writes (Source, Observed-At, Status).
+class SmallArchive {
+ public:
+  explicit SmallArchive(const std::string& hint) : dir_(make_temp_dir(hint) + "/archive") {
+    auto archive = Archive::init(dir_, clock_);
+    REQUIRE(archive);
+    Config config;
+    SourceConfig source;
+    source.name = "blog";
+    source.url = "https://example.com/blog.xml";
+    config.sources.push_back(source);
+    CommitRequest request;
+    request.message = "feeddiff: sources added\n";
+    request.author_time = request.commit_time = clock_;
+    request.files.push_back({"feeddiff.toml", format_config(config)});
+    REQUIRE(archive->commit(request));
+  }
+
+  // Commits body as the source's next version; its commit id.
+  std::string record(const std::string& body) {
+    auto archive = Archive::open(dir_);
+    REQUIRE(archive);
+    clock_ += 600'000;
+    CommitRequest request;
+    request.message =
+        "blog: changed (" + std::to_string(body.size()) +
+        " bytes, HTTP 200)\n\nSource: blog\nObserved-At: " + format_iso8601_ms(clock_) +
+        "\nStatus: 200\n";
+    request.author_time = request.commit_time = clock_;
+    request.files.push_back({"raw/blog/response.xml", body});
+    auto made = archive->commit(request);
+    REQUIRE(made);
+    REQUIRE(made->has_value());
+    return **made;
+  }
+
+  Archive open() const {
+    auto archive = Archive::open(dir_);
+    REQUIRE(archive);
+    return std::move(*archive);
+  }
+
+ private:
+  std::string dir_;
+  TimeMs clock_ = *parse_iso8601("2025-01-01T00:00:00Z");
+};
+
+// An RSS feed of these items: {id, title}.
+std::string rss(const std::vector<std::pair<std::string, std::string>>& items) {
+  std::string out = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Blog</title>\n";
+  for (const auto& [id, title] : items)
+    out += "<item><guid>" + id + "</guid><title>" + title + "</title></item>\n";
+  return out + "</channel></rss>\n";
+}
+
+std::size_t count_kind(const ItemDiff& diff, ItemChange::Kind kind) {
+  return static_cast<std::size_t>(std::count_if(
+      diff.items.begin(), diff.items.end(), [&](const ItemChange& c) { return c.kind == kind; }));
+}
+
+}  // namespace
+
+TEST_CASE("load_change gathers a recorded change: its fields, line diff and item summary",
+          "[changes]") {
+  SmallArchive recorded("changes-load");
+  const std::string first = recorded.record(rss({{"a", "Alpha"}}));
+  const std::string second = recorded.record(rss({{"a", "Alpha"}, {"b", "Beta"}}));
+  const Archive archive = recorded.open();
+
+  auto loaded = load_change(archive, {.revision = second, .source = "blog"});
+  REQUIRE(loaded);
+  const ChangeView& view = (*loaded)->view;
+  CHECK(view.commit_id == second);
+  CHECK(view.source == "blog");
+  CHECK(view.path == "raw/blog/response.xml");
+  CHECK(view.path_status == "modified");
+  CHECK(view.diff_label == "raw");
+  CHECK_FALSE(view.diff.empty());
+  CHECK((*loaded)->old_body.size() > 0);
+  REQUIRE(view.items);
+  CHECK(count_kind(*view.items, ItemChange::Kind::added) == 1);
+  CHECK(view.items->items.front().id == "b");
+
+  // The first version is an addition of the file: every item is new.
+  auto added = load_change(archive, {.revision = first});
+  REQUIRE(added);
+  CHECK((*added)->view.path_status == "added");
+  CHECK((*added)->view.source == "blog");
+
+  // Without comparing, the commit's fields only: no body read, no diff, no summary.
+  auto bare = load_change(archive, {.revision = second, .source = "blog", .compare = false});
+  REQUIRE(bare);
+  CHECK((*bare)->view.commit_id == second);
+  CHECK((*bare)->view.diff.empty());
+  CHECK_FALSE((*bare)->view.items);
+  CHECK((*bare)->new_body.size() == 0);
+
+  // A source the commit did not change is an error naming it.
+  auto other = load_change(archive, {.revision = second, .source = "elsewhere"});
+  REQUIRE_FALSE(other);
+  CHECK(other.error().code == Errc::not_found);
+  CHECK(other.error().message.find("did not change source 'elsewhere'") != std::string::npos);
+}
+
+TEST_CASE("a source's versions mark a returning item reappeared and a revert to an older body",
+          "[changes]") {
+  SmallArchive recorded("changes-versions");
+  const std::string both = rss({{"a", "Alpha"}, {"b", "Beta"}});
+  const std::string v1 = recorded.record(both);
+  const std::string v2 = recorded.record(rss({{"b", "Beta"}}));
+  const std::string v3 = recorded.record(both);
+  const Archive archive = recorded.open();
+
+  auto versions = SourceVersions::load(archive, "blog");
+  REQUIRE(versions);
+  CHECK(versions->source() == "blog");
+  CHECK(versions->ordinal(v1) == 0u);
+  CHECK(versions->ordinal(v3) == 2u);
+  CHECK_FALSE(versions->ordinal("0000000000000000000000000000000000000000"));
+  versions->learn(3);
+  CHECK(versions->seen_before("a", 2));
+  CHECK_FALSE(versions->seen_before("c", 2));
+
+  // Through load_change, with the versions handed over and without.
+  for (SourceVersions* known : {&*versions, static_cast<SourceVersions*>(nullptr)}) {
+    auto loaded = load_change(archive, {.revision = v3, .source = "blog", .known_versions = known});
+    REQUIRE(loaded);
+    const ChangeView& view = (*loaded)->view;
+    REQUIRE(view.items);
+    CHECK(count_kind(*view.items, ItemChange::Kind::reappeared) == 1);
+    CHECK(count_kind(*view.items, ItemChange::Kind::added) == 0);
+    // v3 is byte for byte v1, not its parent v2: it reverted to v1.
+    CHECK(view.reverted_to == v1);
+  }
+  auto middle = load_change(archive, {.revision = v2, .source = "blog"});
+  REQUIRE(middle);
+  CHECK_FALSE((*middle)->view.reverted_to);
+}
+
+TEST_CASE("a source's history follows each item through its versions", "[changes]") {
+  SmallArchive recorded("changes-history");
+  recorded.record(rss({{"a", "Alpha"}}));
+  recorded.record(rss({{"a", "Alpha, revised"}, {"b", "Beta"}}));
+  recorded.record(rss({{"b", "Beta"}}));
+  const Archive archive = recorded.open();
+
+  auto history = read_source_history(archive, "blog");
+  REQUIRE(history);
+  REQUIRE(history->versions.size() == 3);
+  REQUIRE(history->blobs.size() == 3);
+  const ItemLife* a = history->items.find("a");
+  REQUIRE(a != nullptr);
+  REQUIRE(a->events.size() == 3);
+  CHECK(a->events[0].kind == ItemEvent::Kind::first_seen);
+  CHECK(a->events[1].kind == ItemEvent::Kind::changed);
+  CHECK(a->events[2].kind == ItemEvent::Kind::removed);
+  CHECK_FALSE(a->present());
+  CHECK(a->titles == std::vector<std::string>{"Alpha", "Alpha, revised"});
+  const ItemLife* b = history->items.find("b");
+  REQUIRE(b != nullptr);
+  CHECK(b->first_seen == 1);
+  CHECK(b->present());
+
+  // A second read comes from the history cache and agrees.
+  auto again = read_source_history(archive, "blog");
+  REQUIRE(again);
+  CHECK(again->parsed == 0);
+  CHECK(again->versions.size() == 3);
+  CHECK(again->items.lives().size() == history->items.lives().size());
+
+  auto none = read_source_history(archive, "nosuch");
+  REQUIRE(none);
+  CHECK(none->versions.empty());
+}
+
+TEST_CASE("a change's class comes from its Change-Class, Item-Summary and Not-A-Feed trailers",
+          "[changes]") {
+  CommitInfo commit;
+  CHECK_FALSE(class_from_trailers(commit));
+
+  commit.trailers = {{"Source", "blog"}, {"Change-Class", "items"}, {"Item-Summary", "1 added"}};
+  auto items = class_from_trailers(commit);
+  REQUIRE(items);
+  CHECK(items->name == "items");
+  CHECK(items->summary == "1 added");
+
+  commit.trailers = {
+      {"Change-Class", "not-a-feed"}, {"Not-A-Feed", "an HTML page"}, {"Item-Summary", "ignored"}};
+  auto not_feed = class_from_trailers(commit);
+  REQUIRE(not_feed);
+  CHECK(not_feed->name == "not-a-feed");
+  CHECK(not_feed->summary == "an HTML page");
+  CHECK(site_items_label(commit, std::nullopt) == "not a feed: an HTML page");
+
+  commit.trailers = {{"Change-Class", "restored"}};
+  CHECK(site_items_label(commit, std::nullopt) == "restored (the feed as it was before)");
+
+  commit.trailers = {{"Change-Class", ""}};
+  CHECK_FALSE(class_from_trailers(commit));
+}
