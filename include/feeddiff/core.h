@@ -1,7 +1,7 @@
 #pragma once
 // Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8,
-// character references and SHA-1. Pure functions only; nothing here touches the network, git
-// or the terminal.
+// character references, hex, FNV-1a, SHA-1 and the escaping of text for markup and
+// terminals. Pure functions only; nothing here touches the network, git or the terminal.
 
 #include <array>
 #include <cstddef>
@@ -91,6 +91,28 @@ std::string_view trim(std::string_view s);
 
 /// ASCII lower case.
 std::string to_lower(std::string_view s);
+
+/// Two lower-case hex digits per byte (`"\x1f"` -> `1f`): object ids, digests, cache names.
+std::string hex_encode(std::string_view bytes);
+/// As hex_encode, for a digest or an object id held as unsigned bytes.
+std::string hex_encode(const unsigned char* bytes, std::size_t size);
+/// A number as 16 lower-case hex digits, zero-padded (`{:016x}` without fmt).
+std::string hex_u64(std::uint64_t value);
+
+/// FNV-1a's 64-bit offset basis: where a hash of nothing starts.
+inline constexpr std::uint64_t kFnv1aBasis = 14695981039346656037ull;
+/// FNV-1a (64 bits) of bytes, continued from h (kFnv1aBasis to start afresh). Written down
+/// rather than std::hash because its values are stored (cache file names, index checks,
+/// shards) and must not change with the standard library.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = kFnv1aBasis);
+
+/// Appends text with &, <, > and " as entities (and ' as `&#39;` when apostrophe): safe in
+/// markup content and in a quoted attribute; every other byte as it is.
+void append_markup_escaped(std::string& out, std::string_view text, bool apostrophe = false);
+
+/// Escapes text for a terminal: C0/C1 controls (but tab), DEL, bidi and other invisible
+/// format characters, and invalid UTF-8 become visible `\x1b`, `\u202e` forms.
+std::string escape_terminal(std::string_view text);
 
 /// Appends a tab, then field with tab, newline and backslash escaped (\t, \n, \\): one field
 /// of the line-per-record text files under .git/feeddiff/cache.

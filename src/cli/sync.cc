@@ -13,7 +13,6 @@
 #include "cli/git_cli.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
-#include "feeddiff/render.h"
 
 namespace feeddiff::cli {
 
