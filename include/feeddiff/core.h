@@ -1,7 +1,8 @@
 #pragma once
 // Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8,
-// character references, hex, FNV-1a, SHA-1 and the escaping of text for markup and
-// terminals. Pure functions only; nothing here touches the network, git or the terminal.
+// character references, hex, FNV-1a, SHA-1, the escaping of text for markup and terminals,
+// and whole-file reads and atomic writes. Nothing here touches the network, git or the
+// terminal.
 
 #include <array>
 #include <cstddef>
@@ -203,6 +204,24 @@ std::string sha1_hex(std::string_view data);
 /// The SHA-256 of data in 64 lower-case hex digits: for what must resist a chosen collision
 /// (the hook values a machine consents to run), where SHA-1 no longer does.
 std::string sha256_hex(std::string_view data);
+
+/// Writes a file atomically and durably: a temporary file beside it, fsync, rename, then an
+/// fsync of the directory (without it a power loss can undo the rename). The temporary is a
+/// new file created with mode (less the umask), so the bytes are never readable more widely
+/// than mode allows; pass 0600 for secrets.
+Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
+/// Replaces a file atomically (a temporary beside it, then a rename) without waiting for the
+/// disk: readers see the old bytes or the new, never a mix, but a power loss may lose either.
+/// For many files whose writer then calls sync_filesystem once before it records them done.
+Status write_file_replace(const std::string& path, std::string_view content);
+/// Flushes the file system that holds the directory (syncfs): every write_file_replace
+/// before it is then on disk. Errc::io naming the directory on failure.
+Status sync_filesystem(const std::string& path);
+/// fsyncs a directory, so that the renames and new names in it are on disk; Errc::io naming
+/// the directory when it cannot be opened or flushed.
+Status fsync_dir(const std::string& path);
+/// Reads a whole file.
+Result<std::string> read_file(const std::string& path);
 
 /// Room for at least `bytes` in `buffer` (its size unchanged), backed by transparent huge
 /// pages where the kernel offers them on request: call it before the first write to a

@@ -37,6 +37,7 @@
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/message.h"
+#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
 namespace feeddiff::cli {

@@ -13,6 +13,7 @@
 #include "cli/git_cli.h"
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
+#include "feeddiff/poll.h"
 
 namespace feeddiff::cli {
 

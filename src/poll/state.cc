@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "feeddiff/store.h"
+#include "feeddiff/poll.h"
 
 namespace feeddiff {
 
