@@ -54,13 +54,7 @@ inline Oid to_oid(std::string_view hex) {
 
 /// The 40 lowercase hex digits of an id.
 inline std::string to_hex(const Oid& oid) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(40, '0');
-  for (std::size_t i = 0; i < oid.size(); ++i) {
-    out[2 * i] = kDigits[oid[i] >> 4];
-    out[2 * i + 1] = kDigits[oid[i] & 15];
-  }
-  return out;
+  return hex_encode(oid.data(), oid.size());
 }
 
 /// Hashes an id for unordered containers: its first bytes are already uniform.

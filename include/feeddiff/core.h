@@ -1,7 +1,8 @@
 #pragma once
 // Small shared vocabulary: clocks, dates, durations, number formatting, source names, UTF-8,
-// character references and SHA-1. Pure functions only; nothing here touches the network, git
-// or the terminal.
+// character references, hex, FNV-1a, SHA-1, the escaping of text for markup and terminals,
+// and whole-file reads and atomic writes. Nothing here touches the network, git or the
+// terminal.
 
 #include <array>
 #include <cstddef>
@@ -92,6 +93,28 @@ std::string_view trim(std::string_view s);
 /// ASCII lower case.
 std::string to_lower(std::string_view s);
 
+/// Two lower-case hex digits per byte (`"\x1f"` -> `1f`): object ids, digests, cache names.
+std::string hex_encode(std::string_view bytes);
+/// As hex_encode, for a digest or an object id held as unsigned bytes.
+std::string hex_encode(const unsigned char* bytes, std::size_t size);
+/// A number as 16 lower-case hex digits, zero-padded (`{:016x}` without fmt).
+std::string hex_u64(std::uint64_t value);
+
+/// FNV-1a's 64-bit offset basis: where a hash of nothing starts.
+inline constexpr std::uint64_t kFnv1aBasis = 14695981039346656037ull;
+/// FNV-1a (64 bits) of bytes, continued from h (kFnv1aBasis to start afresh). Written down
+/// rather than std::hash because its values are stored (cache file names, index checks,
+/// shards) and must not change with the standard library.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = kFnv1aBasis);
+
+/// Appends text with &, <, > and " as entities (and ' as `&#39;` when apostrophe): safe in
+/// markup content and in a quoted attribute; every other byte as it is.
+void append_markup_escaped(std::string& out, std::string_view text, bool apostrophe = false);
+
+/// Escapes text for a terminal: C0/C1 controls (but tab), DEL, bidi and other invisible
+/// format characters, and invalid UTF-8 become visible `\x1b`, `\u202e` forms.
+std::string escape_terminal(std::string_view text);
+
 /// Appends a tab, then field with tab, newline and backslash escaped (\t, \n, \\): one field
 /// of the line-per-record text files under .git/feeddiff/cache.
 void append_tab_field(std::string& out, std::string_view field);
@@ -181,6 +204,24 @@ std::string sha1_hex(std::string_view data);
 /// The SHA-256 of data in 64 lower-case hex digits: for what must resist a chosen collision
 /// (the hook values a machine consents to run), where SHA-1 no longer does.
 std::string sha256_hex(std::string_view data);
+
+/// Writes a file atomically and durably: a temporary file beside it, fsync, rename, then an
+/// fsync of the directory (without it a power loss can undo the rename). The temporary is a
+/// new file created with mode (less the umask), so the bytes are never readable more widely
+/// than mode allows; pass 0600 for secrets.
+Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
+/// Replaces a file atomically (a temporary beside it, then a rename) without waiting for the
+/// disk: readers see the old bytes or the new, never a mix, but a power loss may lose either.
+/// For many files whose writer then calls sync_filesystem once before it records them done.
+Status write_file_replace(const std::string& path, std::string_view content);
+/// Flushes the file system that holds the directory (syncfs): every write_file_replace
+/// before it is then on disk. Errc::io naming the directory on failure.
+Status sync_filesystem(const std::string& path);
+/// fsyncs a directory, so that the renames and new names in it are on disk; Errc::io naming
+/// the directory when it cannot be opened or flushed.
+Status fsync_dir(const std::string& path);
+/// Reads a whole file.
+Result<std::string> read_file(const std::string& path);
 
 /// Room for at least `bytes` in `buffer` (its size unchanged), backed by transparent huge
 /// pages where the kernel offers them on request: call it before the first write to a

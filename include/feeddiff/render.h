@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 
@@ -59,9 +60,8 @@ std::string render_text(const ChangeView& change, const RenderOptions& options);
 /// The page as markdown, laid out like the reference page.
 std::string render_markdown(const ChangeView& change, const RenderOptions& options);
 
-/// Escapes text for a terminal: C0/C1 controls (but tab), DEL, bidi and other invisible
-/// format characters, and invalid UTF-8 become visible `\x1b`, `\u202e` forms.
-std::string escape_terminal(std::string_view text);
+// escape_terminal (text for a terminal) is core's (feeddiff/core.h, included above): sync and the
+// commands print with it without needing render.
 
 /// Cuts text to at most max_chars characters (code points), never inside a UTF-8
 /// sequence; true in `cut` when it did.

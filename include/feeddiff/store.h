@@ -2,7 +2,8 @@
 // store: the only module that talks to git (libgit2). An archive is an ordinary git
 // repository; this module writes commits (objects first, then an atomic branch move),
 // reads files and history back, keeps the work tree in step, and owns the files under
-// .git/feeddiff/: the poll state, the lock, the cache and the per-source index.
+// .git/feeddiff/ that are the archive's: the lock, the cache and the per-source index
+// (poll's state file is poll's: feeddiff/poll.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -339,85 +340,6 @@ class Archive {
   static Result<Archive> open_repository(const std::string& dir);
   std::unique_ptr<Impl> impl_;
 };
-
-/// A change whose notification waits for `after` (NotifySettings::after): it notifies only
-/// once it is still there that many polls in a row.
-struct HeldNotification {
-  std::string commit;  ///< the change's commit (full id)
-  unsigned polls = 1;  ///< polls that have seen it so far, the one that recorded it included
-  /// Equal when both members are.
-  bool operator==(const HeldNotification&) const = default;
-};
-
-/// Poll state of one source: validators, schedule, failures, redirects. Not committed.
-struct SourceState {
-  std::string etag;                ///< last ETag, verbatim
-  std::string last_modified;       ///< last Last-Modified, verbatim
-  TimeMs last_attempt = 0;         ///< when it was last fetched
-  TimeMs last_success = 0;         ///< when a fetch last succeeded
-  TimeMs last_change = 0;          ///< when a change was last committed
-  std::string last_result;         ///< added, changed, unchanged, not-modified, failed
-  std::string last_error;          ///< the failure's one-line message, if it failed
-  long last_status = 0;            ///< HTTP status of the last response, 0 for none
-  int consecutive_failures = 0;    ///< failures since the last success
-  TimeMs next_due = 0;             ///< not fetched before this (0: now)
-  std::string pending_redirect;    ///< a permanent redirect target seen, not yet adopted
-  int pending_redirect_count = 0;  ///< how many polls in a row saw it
-  bool disabled = false;           ///< set by 410 Gone; cleared by `enable`
-  std::string disabled_reason;     ///< why it was disabled
-  /// Why the items of the newest recorded version could not be read (its raw body is
-  /// archived all the same), empty when they could or when no change was read yet.
-  std::string items_error;
-  /// Commits whose hooks ([notify]) have not all succeeded yet, oldest first; the next poll
-  /// runs their hooks again. Bounded (kMaxPendingNotifications): the oldest go first.
-  std::vector<std::string> pending_notifications;
-  /// The last hook failure's one-line message, "" once every hook succeeded.
-  std::string notify_error;
-  /// Changes held by `after`, oldest first; each notifies once it has stayed, or is dropped
-  /// (and named in notify_reverted) when a poll finds it gone.
-  std::vector<HeldNotification> held_notifications;
-  /// The last held change that went before it notified, as status shows it: "3f2a9c1
-  /// reverted after 1 poll (2026-10-05T05:00:00Z), not notified"; "" when none did.
-  std::string notify_reverted;
-  /// Why the last 200 response was not a feed (FeedCheck::reason), "" once a feed came back.
-  std::string not_a_feed;
-  /// When the run of not-a-feed responses began (0 when not_a_feed is empty).
-  TimeMs not_a_feed_since = 0;
-  /// The commit that recorded the newest not-a-feed response ("" when it was unchanged).
-  std::string not_a_feed_commit;
-};
-
-/// Undelivered notifications kept per source; past this the oldest are dropped (with a note).
-inline constexpr std::size_t kMaxPendingNotifications = 100;
-
-/// The state of every source, by name.
-struct State {
-  std::map<std::string, SourceState> sources;  ///< keyed by source name
-};
-
-/// Reads `.git/feeddiff/state.json`; an empty State when the file does not exist.
-Result<State> load_state(const Archive& archive);
-/// Writes `.git/feeddiff/state.json` atomically (temporary file, fsync, rename, directory
-/// fsync).
-Status save_state(const Archive& archive, const State& state);
-
-/// Writes a file atomically and durably: a temporary file beside it, fsync, rename, then an
-/// fsync of the directory (without it a power loss can undo the rename). The temporary is a
-/// new file created with mode (less the umask), so the bytes are never readable more widely
-/// than mode allows; pass 0600 for secrets.
-Status write_file_atomic(const std::string& path, std::string_view content, unsigned mode = 0644);
-/// Replaces a file atomically (a temporary beside it, then a rename) without waiting for the
-/// disk: readers see the old bytes or the new, never a mix, but a power loss may lose either.
-/// For many files whose writer then calls sync_filesystem once before it records them done.
-Status write_file_replace(const std::string& path, std::string_view content);
-/// Flushes the file system that holds the directory (syncfs): every write_file_replace
-/// before it is then on disk. Errc::io naming the directory on failure.
-Status sync_filesystem(const std::string& path);
-/// fsyncs a directory, so that the renames and new names in it are on disk; Errc::io naming
-/// the directory when it cannot be opened or flushed.
-Status fsync_dir(const std::string& path);
-/// Reads a whole file.
-Result<std::string> read_file(const std::string& path);
 
 /// The archive's write lock (`.git/feeddiff/lock`, an flock). Released when destroyed, and
 /// by the kernel if the process dies.

@@ -17,17 +17,8 @@ namespace feeddiff {
 // The cache holds only lowercase letters, digits and '-': the name as hex, cut and hashed
 // when long (names are at most 100 characters, cache names 200).
 std::string source_cache_name(std::string_view kind, std::string_view source) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : source.substr(0, 80)) {
-    hex += kHex[c >> 4];
-    hex += kHex[c & 15];
-  }
-  if (source.size() > 80) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : source) h = (h ^ c) * 1099511628211ull;
-    hex += fmt::format("-{:016x}", h);
-  }
+  std::string hex = hex_encode(source.substr(0, 80));
+  if (source.size() > 80) hex += fmt::format("-{:016x}", fnv1a64(source));
   return std::string(kind) + "/" + hex;
 }
 

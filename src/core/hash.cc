@@ -57,29 +57,48 @@ std::array<unsigned char, 20> sha1(std::string_view data) {
 }
 
 std::string sha1_hex(std::string_view data) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(40);
-  for (unsigned char b : sha1(data)) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xF];
-  }
-  return out;
+  const auto digest = sha1(data);
+  return hex_encode(digest.data(), digest.size());
 }
 
 std::string sha256_hex(std::string_view data) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::array<unsigned char, 32> digest{};
   unsigned int size = 0;
   check(EVP_Digest(data.data(), data.size(), digest.data(), &size, EVP_sha256(), nullptr));
   check(size == digest.size() ? 1 : 0);
-  std::string out;
-  out.reserve(64);
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xF];
+  return hex_encode(digest.data(), digest.size());
+}
+
+namespace {
+constexpr char kHexDigits[] = "0123456789abcdef";
+}  // namespace
+
+std::string hex_encode(const unsigned char* bytes, std::size_t size) {
+  std::string out(2 * size, '0');
+  for (std::size_t i = 0; i < size; ++i) {
+    out[2 * i] = kHexDigits[bytes[i] >> 4];
+    out[2 * i + 1] = kHexDigits[bytes[i] & 15];
   }
   return out;
+}
+
+std::string hex_encode(std::string_view bytes) {
+  return hex_encode(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
+
+std::string hex_u64(std::uint64_t value) {
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4)
+    out[static_cast<std::size_t>(i)] = kHexDigits[value & 15];
+  return out;
+}
+
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;  // the 64-bit FNV prime
+  }
+  return h;
 }
 
 }  // namespace feeddiff

@@ -167,10 +167,10 @@ std::optional<ItemDiff> decode_item_diff(std::string_view text) {
 std::string item_diff_cache_name(std::string_view old_blob, std::string_view new_blob,
                                  const std::vector<std::string>& ignore,
                                  const Insignificant& insignificant) {
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
+  std::uint64_t h = kFnv1aBasis;
   auto mix = [&h](std::string_view s) {
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;  // a separator no UTF-8 text holds
+    h = fnv1a64(s, h);
+    h = fnv1a64("\xff", h);  // a separator no UTF-8 text holds
   };
   mix(kHeader);
   mix(FEEDDIFF_VERSION);
@@ -187,11 +187,8 @@ std::string item_diff_cache_name(std::string_view old_blob, std::string_view new
   name += old_blob.empty() ? "none" : old_blob;
   name += '-';
   name += new_blob.empty() ? "none" : new_blob;
-  char hex[17];
-  for (int i = 15; i >= 0; --i, h >>= 4) hex[i] = "0123456789abcdef"[h & 15];
-  hex[16] = '\0';
   name += '-';
-  name += hex;
+  name += hex_u64(h);
   return name;
 }
 

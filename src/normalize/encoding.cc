@@ -26,11 +26,7 @@ std::string lower_ascii(std::string_view s) {
   return out;
 }
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-std::string_view trim_ws(std::string_view s) {
+std::string_view trim_space_and_quotes(std::string_view s) {
   while (!s.empty() && (is_space(s.front()) || s.front() == '"' || s.front() == '\''))
     s.remove_prefix(1);
   while (!s.empty() && (is_space(s.back()) || s.back() == '"' || s.back() == '\''))
@@ -73,7 +69,7 @@ std::string decoder_for(std::string_view label) {
 std::string_view hint_label(std::string_view hint) {
   if (hint.find('/') == std::string_view::npos && hint.find(';') == std::string_view::npos &&
       hint.find('=') == std::string_view::npos)
-    return trim_ws(hint);
+    return trim_space_and_quotes(hint);
   const std::string l = lower_ascii(hint);
   std::size_t pos = l.find("charset");
   while (pos != std::string::npos) {
@@ -83,7 +79,7 @@ std::string_view hint_label(std::string_view hint) {
       ++p;
       std::size_t end = p;
       while (end < l.size() && l[end] != ';') ++end;
-      return trim_ws(hint.substr(p, end - p));
+      return trim_space_and_quotes(hint.substr(p, end - p));
     }
     pos = l.find("charset", pos + 7);
   }

@@ -17,6 +17,25 @@
 
 namespace feeddiff::normalize_detail {
 
+// ---- Whitespace: the one definition each of the normalizer's files uses ----
+
+/// XML's whitespace (production S): space, tab, CR and LF, nothing else (no form feed, no
+/// vertical tab, no non-ASCII space), so that text XML keeps is never trimmed away.
+[[gnu::always_inline]] inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+/// HTML's ASCII whitespace: XML's and form feed.
+inline bool is_html_space(char c) {
+  return is_space(c) || c == '\f';
+}
+/// s without XML whitespace (is_space) at either end. Inlined: split_html calls it for every
+/// line it cuts.
+[[gnu::always_inline]] inline std::string_view trim_space(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // ---- Limits: what a hostile document may not make the normalizer do (each an error) ----
 
 /// Elements nested deeper than this are refused (the writer recurses).

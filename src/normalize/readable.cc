@@ -11,9 +11,6 @@ namespace feeddiff {
 
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
 char lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -25,7 +22,8 @@ bool opens(std::string_view html, std::size_t at, std::string_view name) {
   for (std::size_t k = 0; k < name.size(); ++k)
     if (lower(html[at + 1 + k]) != name[k]) return false;
   const std::size_t after = at + 1 + name.size();
-  return after == html.size() || html[after] == '>' || html[after] == '/' || is_space(html[after]);
+  return after == html.size() || html[after] == '>' || html[after] == '/' ||
+         normalize_detail::is_html_space(html[after]);
 }
 
 // Where the end tag `</name>` starting at or after `from` ends, or npos.

@@ -16,10 +16,6 @@
 namespace feeddiff::normalize_detail {
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 constexpr bool is_control(unsigned char c) {
   return c < 0x20 && c != '\t' && c != '\n' && c != '\r';
 }

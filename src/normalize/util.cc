@@ -66,17 +66,6 @@ std::string line_column(std::string_view text, std::size_t offset) {
 
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-// Inlined: split_html calls it for every line it cuts.
-[[gnu::always_inline]] inline std::string_view trim_ws(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 char lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -183,7 +172,7 @@ void split_html(std::string_view html, std::vector<std::string_view>& lines) {
   std::size_t start = 0;
   auto emit = [&](std::size_t end) {
     if (end > start) {
-      std::string_view piece = trim_ws(html.substr(start, end - start));
+      std::string_view piece = trim_space(html.substr(start, end - start));
       if (!piece.empty()) lines.push_back(piece);
     }
     start = end;

@@ -97,16 +97,6 @@ std::string_view known_prefix(std::string_view uri) {
   return {};
 }
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-std::string_view trim_ws(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool all_space(const char* s) {
   for (; *s; ++s)
     if (!is_space(*s)) return false;
@@ -118,7 +108,7 @@ std::string_view sv(const pugi::char_t* s) {
 }
 
 bool is_marker(pugi::xml_node n) {
-  return n.type() == pugi::node_comment && trim_ws(sv(n.value())) == kMarkerText;
+  return n.type() == pugi::node_comment && trim_space(sv(n.value())) == kMarkerText;
 }
 
 // Bytes escape() must look at: markup characters and controls; in text, '"', LF and tab are
@@ -328,7 +318,7 @@ class XmlNormalizer {
       switch (n.type()) {
         case pugi::node_doctype:
           out_ += "<!DOCTYPE ";
-          out_ += trim_ws(sv(n.value()));
+          out_ += trim_space(sv(n.value()));
           out_ += ">\n";
           break;
         case pugi::node_element:
@@ -548,7 +538,7 @@ class XmlNormalizer {
     if (n.type() == pugi::node_comment) {
       if (is_marker(n)) return;
       indent(depth);
-      const std::string_view v = trim_ws(sv(n.value()));
+      const std::string_view v = trim_space(sv(n.value()));
       const bool is_volatile = is_volatile_comment(v);
       out_ += v.empty() ? "<!---->" : "<!-- ";
       if (!v.empty()) {
@@ -565,7 +555,7 @@ class XmlNormalizer {
       indent(depth);
       out_ += "<?";
       out_ += n.name();
-      const std::string_view v = trim_ws(sv(n.value()));
+      const std::string_view v = trim_space(sv(n.value()));
       if (!v.empty()) {
         out_ += ' ';
         out_ += v;
@@ -741,7 +731,7 @@ class XmlNormalizer {
         for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling()) joined += c.value();
         text = joined;
       }
-      text = trim_ws(text);
+      text = trim_space(text);
       if (text.empty()) {
         out_ += "/>";
       } else if (is_html) {
@@ -798,12 +788,12 @@ class XmlNormalizer {
     if (!first) return {};
     if (!first.next_sibling()) {
       if (first.type() != pugi::node_pcdata && first.type() != pugi::node_cdata) return {};
-      return std::string(trim_ws(sv(first.value())));
+      return std::string(trim_space(sv(first.value())));
     }
     std::string s;
     for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) s += c.value();
-    return std::string(trim_ws(s));
+    return std::string(trim_space(s));
   }
 
   // An Atom text construct whose text is base64: Atom 0.3 mode="base64", or (`any_type`, for
@@ -812,7 +802,7 @@ class XmlNormalizer {
   static bool base64_construct(pugi::xml_node e, bool any_type) {
     if (sv(e.attribute("mode").value()) == "base64") return true;
     if (!any_type) return false;
-    const std::string_view type = trim_ws(sv(e.attribute("type").value()));
+    const std::string_view type = trim_space(sv(e.attribute("type").value()));
     return type.find('/') != std::string_view::npos && !type.starts_with("text/") &&
            !type.ends_with("/xml") && !type.ends_with("+xml");
   }
@@ -823,7 +813,7 @@ class XmlNormalizer {
     if (!base64_construct(e, any_type)) return text;
     std::string decoded;
     if (!base64_decode(text, decoded)) return text;
-    return std::string(trim_ws(decoded));
+    return std::string(trim_space(decoded));
   }
 
   // Atom text construct: HTML as written for html, markup for xhtml, text otherwise.
@@ -832,7 +822,7 @@ class XmlNormalizer {
     for (pugi::xml_node c = e.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_element) has_elem = true;
     if (!has_elem) return construct_text(e, false);
-    return std::string(trim_ws(inline_markup(e)));
+    return std::string(trim_space(inline_markup(e)));
   }
 
   // Plain text; markup inside the element (XHTML, or HTML left unescaped) reads as text.
@@ -905,22 +895,22 @@ class XmlNormalizer {
   // feeds write it).
   std::string atom_href(pugi::xml_node e) {
     const pugi::xml_attribute href = e.attribute("href");
-    return href ? std::string(trim_ws(sv(href.value()))) : text_of(e);
+    return href ? std::string(trim_space(sv(href.value()))) : text_of(e);
   }
 
   Enclosure enclosure_of(pugi::xml_node e, const char* url_attr) {
     if (std::string_view(url_attr) == "href")
-      return Enclosure{atom_href(e), std::string(trim_ws(sv(e.attribute("type").value()))),
-                       std::string(trim_ws(sv(e.attribute("length").value())))};
-    return Enclosure{std::string(trim_ws(sv(e.attribute(url_attr).value()))),
-                     std::string(trim_ws(sv(e.attribute("type").value()))),
-                     std::string(trim_ws(sv(e.attribute("length").value())))};
+      return Enclosure{atom_href(e), std::string(trim_space(sv(e.attribute("type").value()))),
+                       std::string(trim_space(sv(e.attribute("length").value())))};
+    return Enclosure{std::string(trim_space(sv(e.attribute(url_attr).value()))),
+                     std::string(trim_space(sv(e.attribute("type").value()))),
+                     std::string(trim_space(sv(e.attribute("length").value())))};
   }
 
   Item rss_item(pugi::xml_node item) {
     Item it;
     const std::size_t pushed = push_scope(item);
-    std::string guid, about(trim_ws(sv(item.attribute("rdf:about").value())));
+    std::string guid, about(trim_space(sv(item.attribute("rdf:about").value())));
     std::string dc_date, atom_id, atom_link, dc_title, dc_description;
     for (pugi::xml_node c = item.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
@@ -1038,7 +1028,7 @@ class XmlNormalizer {
         else if (n.local == "author")
           it.authors.push_back(person_of(c));
         else if (n.local == "category") {
-          std::string term(trim_ws(sv(c.attribute("term").value())));
+          std::string term(trim_space(sv(c.attribute("term").value())));
           it.categories.push_back(term.empty() ? text_of(c) : term);
         } else if (n.local == "summary" && it.summary.empty())
           it.summary = atom_text(c);
@@ -1067,7 +1057,7 @@ class XmlNormalizer {
     if (counting_) return;
     for (pugi::xml_node c = channel.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_comment && !is_marker(c)) {
-        const std::string_view v = trim_ws(sv(c.value()));
+        const std::string_view v = trim_space(sv(c.value()));
         feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
         continue;
       }
@@ -1099,7 +1089,7 @@ class XmlNormalizer {
     if (counting_) return;
     for (pugi::xml_node c = doc_.first_child(); c; c = c.next_sibling())
       if (c.type() == pugi::node_comment && !is_marker(c)) {
-        const std::string_view v = trim_ws(sv(c.value()));
+        const std::string_view v = trim_space(sv(c.value()));
         feed.channel.push_back(Field{"comment", std::string(v), is_volatile_comment(v)});
       }
   }
@@ -1166,7 +1156,7 @@ void XmlNormalizer::walk(Feed& feed) {
     }
   };
   if (rn.local == "rss") {
-    const std::string_view version = trim_ws(sv(root.attribute("version").value()));
+    const std::string_view version = trim_space(sv(root.attribute("version").value()));
     feed.format = version == "2.0" || version == "2.00" ? "rss2.0"
                   : version.empty()                     ? "rss"
                                                         : "rss" + std::string(version);
@@ -1260,7 +1250,7 @@ Result<Document> normalize_xml(std::string_view decoded, Document doc, RepairLog
     RepairLog quiet(scratch);
     Repaired again = repair_xml(decoded, quiet);
     const std::string_view before =
-        trim_ws(std::string_view(again.text).substr(0, static_cast<std::size_t>(r.offset)));
+        trim_space(std::string_view(again.text).substr(0, static_cast<std::size_t>(r.offset)));
     if (before.ends_with(end_tag)) {
       const std::size_t cut = before.size();
       log.add(decoded, again.map.to_input(cut), "removed junk after the root element");

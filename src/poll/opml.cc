@@ -59,18 +59,6 @@ std::string escape_attribute(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
       case '\t':
         out += "&#9;";
         break;
@@ -81,7 +69,8 @@ std::string escape_attribute(std::string_view s) {
         out += "&#13;";
         break;
       default:
-        if (static_cast<unsigned char>(c) >= 0x20) out += c;  // XML 1.0 allows no other controls
+        // XML 1.0 allows no other controls; &, <, > and " as core escapes them.
+        if (static_cast<unsigned char>(c) >= 0x20) append_markup_escaped(out, {&c, 1});
     }
   }
   return out;

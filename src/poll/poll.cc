@@ -620,62 +620,6 @@ class Poller {
 
 }  // namespace
 
-RecordedResponse recorded_response(const FetchResponse& response) {
-  RecordedResponse out;
-  out.status = response.status;
-  out.final_url = response.final_url;
-  for (const Redirect& hop : response.redirects) out.redirects.push_back({hop.status, hop.target});
-  for (const Header& h : response.headers) out.headers.push_back({h.name, h.value});
-  return out;
-}
-
-const char* outcome_name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::added:
-      return "added";
-    case Outcome::changed:
-      return "changed";
-    case Outcome::unchanged:
-      return "unchanged";
-    case Outcome::not_modified:
-      return "not-modified";
-    case Outcome::failed:
-      return "failed";
-    case Outcome::gone:
-      return "gone";
-    case Outcome::not_due:
-      return "not-due";
-    case Outcome::disabled:
-      return "disabled";
-    case Outcome::not_a_feed:
-      return "not-a-feed";
-    case Outcome::restored:
-      return "restored";
-  }
-  return "unknown";
-}
-
-std::size_t PollReport::failures() const {
-  return static_cast<std::size_t>(std::count_if(sources.begin(), sources.end(), [](const auto& s) {
-    return s.outcome == Outcome::failed || s.outcome == Outcome::gone ||
-           s.outcome == Outcome::not_a_feed;
-  }));
-}
-
-std::string raw_path(const std::string& name, bool json, Layout layout) {
-  return source_dir(name, layout) + (json ? "response.json" : "response.xml");
-}
-
-std::string not_a_feed_path(const std::string& name, Layout layout) {
-  return source_dir(name, layout) + std::string(kNotAFeedFile);
-}
-
-Result<Config> load_config(const Archive& archive) {
-  auto text = read_file(archive.work_dir() + "/feeddiff.toml");
-  if (!text) return text.error();
-  return parse_config(*text);
-}
-
 Result<PollReport> poll(Archive& archive, const PollOptions& options) {
   auto lock = ArchiveLock::acquire(archive, options.wait_for_lock);
   if (!lock) return lock.error();
@@ -692,26 +636,6 @@ Result<PollReport> poll(Archive& archive, const PollOptions& options, const Arch
   Poller poller(archive, std::move(*config), std::move(*state), options,
                 options.now ? options.now : now_ms());
   return poller.run(*credentials);
-}
-
-Result<bool> enable_source(Archive& archive, const std::string& name, bool wait_for_lock) {
-  auto lock = ArchiveLock::acquire(archive, wait_for_lock);
-  if (!lock) return lock.error();
-  auto config = load_config(archive);
-  if (!config) return config.error();
-  if (!config->find(name))
-    return Error{Errc::not_found,
-                 fmt::format("no source named '{}' (see `feeddiff status`)", name)};
-  auto state = load_state(archive);
-  if (!state) return state.error();
-  SourceState& st = state->sources[name];
-  const bool was_disabled = st.disabled;
-  st.disabled = false;
-  st.disabled_reason.clear();
-  st.consecutive_failures = 0;
-  st.next_due = 0;
-  if (auto ok = save_state(archive, *state); !ok) return ok.error();
-  return was_disabled;
 }
 
 }  // namespace feeddiff

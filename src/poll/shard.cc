@@ -10,17 +10,6 @@ namespace feeddiff {
 
 namespace {
 
-// FNV-1a by hand: std::hash may differ between standard libraries and releases, and two
-// pollers built differently must agree on every source's shard, so the hash is written down.
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 Result<unsigned> parse_count(std::string_view text, std::string_view whole) {
   unsigned n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -57,7 +46,7 @@ unsigned shard_of(const SourceConfig& source, unsigned count) {
   const UrlParts parts = split_url(source.url);
   std::string host = to_lower(parts.host);
   if (host.empty()) host = source.url;  // no authority: keep it stable all the same
-  return static_cast<unsigned>(fnv1a(host) % count);
+  return static_cast<unsigned>(fnv1a64(host) % count);
 }
 
 }  // namespace feeddiff

@@ -22,6 +22,7 @@
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/message.h"
+#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
 #include "site/site_feed.h"

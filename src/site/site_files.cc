@@ -15,6 +15,7 @@
 
 #include "feeddiff/core.h"
 #include "feeddiff/message.h"
+#include "feeddiff/poll.h"
 #include "site/site_feed.h"
 
 namespace feeddiff::site {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"

@@ -122,9 +122,7 @@ struct Base {
 }  // namespace
 
 std::string hex(const std::array<unsigned char, 20>& digest) {
-  std::string out;
-  for (unsigned char b : digest) out += fmt::format("{:02x}", b);
-  return out;
+  return hex_encode(digest.data(), digest.size());
 }
 
 void remove_temporaries(const std::string& pack_dir) {

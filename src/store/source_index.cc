@@ -65,15 +65,6 @@ constexpr std::size_t kRecord = 28;
 // under raw/ makes the index decline (the caller walks), which no feeddiff source reaches.
 constexpr std::size_t kMaxFileName = 200;
 
-std::uint64_t fnv1a64(std::string_view bytes) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::uint32_t record_check(const unsigned char* bytes) {
   const std::uint64_t h = fnv1a64({reinterpret_cast<const char*>(bytes), 24});
   return static_cast<std::uint32_t>(h ^ (h >> 32));

@@ -13,7 +13,6 @@
 
 #include "feeddiff/core.h"
 #include "feeddiff/process.h"
-#include "feeddiff/render.h"
 
 namespace feeddiff {
 

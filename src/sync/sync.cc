@@ -12,7 +12,7 @@
 
 #include "feeddiff/config.h"
 #include "feeddiff/core.h"
-#include "feeddiff/render.h"
+#include "feeddiff/poll.h"
 
 namespace feeddiff {
 

@@ -4,19 +4,6 @@
 
 using namespace feeddiff;
 
-TEST_CASE("terminal escaping makes every control and bidi character visible", "[render]") {
-  CHECK(escape_terminal("plain tab\there") == "plain tab\there");
-  CHECK(escape_terminal("\x1b[31mred\x07\r") == "\\x1b[31mred\\x07\\x0d");
-  CHECK(escape_terminal("a\xc2\x85z") == "a\\u0085z");  // C1 NEL
-  CHECK(escape_terminal("\xe2\x80\xae"
-                        "evil") == "\\u202eevil");  // RIGHT-TO-LEFT OVERRIDE
-  CHECK(escape_terminal("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");
-  CHECK(escape_terminal("caf\xc3\xa9 \xe4\xb8\xad") == "caf\xc3\xa9 \xe4\xb8\xad");
-  CHECK(escape_terminal("bad\xff\xc3") == "bad\\xff\\xc3");  // invalid UTF-8
-  CHECK(escape_terminal("\xc0\xaf") == "\\xc0\\xaf");        // overlong '/'
-  CHECK(escape_terminal(std::string("nul\0x", 5)) == "nul\\x00x");
-}
-
 TEST_CASE("lines are cut at a number of characters, never inside one", "[render]") {
   bool cut = false;
   CHECK(cut_chars("abcdef", 3, &cut) == "abc");

@@ -182,29 +182,6 @@ TEST_CASE("changes under a directory are that directory's alone, with their full
   CHECK(json->front().kind == ChangeKind::added);
 }
 
-TEST_CASE("the state file round-trips and is replaced atomically", "[store]") {
-  const std::string dir = make_temp_dir("store-state");
-  auto archive = Archive::init(dir, now_ms());
-  REQUIRE(archive);
-  CHECK(load_state(*archive)->sources.empty());
-  State s;
-  s.sources["a"].etag = "W/\"abc\"";
-  s.sources["a"].next_due = 123;
-  s.sources["a"].disabled = true;
-  REQUIRE(save_state(*archive, s));
-  auto back = load_state(*archive);
-  REQUIRE(back);
-  CHECK(back->sources.at("a").etag == "W/\"abc\"");
-  CHECK(back->sources.at("a").next_due == 123);
-  CHECK(back->sources.at("a").disabled);
-  // Nothing under .git/feeddiff reaches git's view of the work tree.
-  CHECK(run({"git", "-C", dir, "status", "--porcelain"}).out.empty());
-  test::spit(archive->private_dir() + "/state.json", "{not json");
-  auto damaged = load_state(*archive);
-  REQUIRE_FALSE(damaged);
-  CHECK(damaged.error().code == Errc::bad_config);
-}
-
 TEST_CASE("a second writer is refused while the lock is held, and let in after", "[store]") {
   const std::string dir = make_temp_dir("store-lock");
   auto archive = Archive::init(dir, now_ms());

@@ -1,18 +1,18 @@
-// The file helpers: fsync_dir, which every atomic rename of the store relies on to make the
+// The file helpers: fsync_dir, which every atomic rename (core, store, poll) relies on to make the
 // rename itself durable. (That each rename is followed by it is checked by tracing a real
 // poll's system calls: tests/poll/poll_failpoint_test.cc.)
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "feeddiff/store.h"
+#include "feeddiff/core.h"
 #include "support/process.h"
 
 using namespace feeddiff;
 using feeddiff::test::make_temp_dir;
 using feeddiff::test::slurp;
 
-TEST_CASE("fsync_dir flushes a directory and names the one it cannot open", "[store]") {
+TEST_CASE("fsync_dir flushes a directory and names the one it cannot open", "[core]") {
   const std::string dir = make_temp_dir("store-fsync-dir");
   CHECK(fsync_dir(dir));
 
@@ -33,7 +33,7 @@ TEST_CASE("fsync_dir flushes a directory and names the one it cannot open", "[st
 }
 
 TEST_CASE("write_file_replace swaps the bytes whole and sync_filesystem names what it cannot open",
-          "[store]") {
+          "[core]") {
   const std::string dir = make_temp_dir("store-replace");
   REQUIRE(write_file_replace(dir + "/page.html", "old"));
   REQUIRE(write_file_replace(dir + "/page.html", "new bytes"));

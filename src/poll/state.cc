@@ -1,10 +1,11 @@
-// .git/feeddiff/state.json: what poll remembers between runs. Not committed.
+// .git/feeddiff/state.json: what poll remembers between runs (not committed), its format,
+// and `enable`, which clears a source's disabled state.
 
 #include <fmt/format.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "feeddiff/store.h"
+#include "feeddiff/poll.h"
 
 namespace feeddiff {
 
@@ -111,6 +112,26 @@ Status save_state(const Archive& archive, const State& state) {
   // Replace invalid UTF-8 rather than throw: an ETag is bytes from a server.
   return write_file_atomic(state_path(archive),
                            j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+Result<bool> enable_source(Archive& archive, const std::string& name, bool wait_for_lock) {
+  auto lock = ArchiveLock::acquire(archive, wait_for_lock);
+  if (!lock) return lock.error();
+  auto config = load_config(archive);
+  if (!config) return config.error();
+  if (!config->find(name))
+    return Error{Errc::not_found,
+                 fmt::format("no source named '{}' (see `feeddiff status`)", name)};
+  auto state = load_state(archive);
+  if (!state) return state.error();
+  SourceState& st = state->sources[name];
+  const bool was_disabled = st.disabled;
+  st.disabled = false;
+  st.disabled_reason.clear();
+  st.consecutive_failures = 0;
+  st.next_due = 0;
+  if (auto ok = save_state(archive, *state); !ok) return ok.error();
+  return was_disabled;
 }
 
 }  // namespace feeddiff
