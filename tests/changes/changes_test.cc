@@ -9,61 +9,26 @@
 #include <vector>
 
 #include "feeddiff/changes.h"
-#include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "support/process.h"
+#include "support/recorded_archive.h"
 
 using namespace feeddiff;
 using namespace feeddiff::test;
 
 namespace {
 
-// An archive whose commits record successive bodies of one source, 10 minutes apart, with
-// the trailers poll writes (Source, Observed-At, Status).
-class SmallArchive {
+// One source, "blog", and the bodies recorded as its versions.
+class SmallArchive : public RecordedArchive {
  public:
-  explicit SmallArchive(const std::string& hint) : dir_(make_temp_dir(hint) + "/archive") {
-    auto archive = Archive::init(dir_, clock_);
-    REQUIRE(archive);
-    Config config;
-    SourceConfig source;
-    source.name = "blog";
-    source.url = "https://example.com/blog.xml";
-    config.sources.push_back(source);
-    CommitRequest request;
-    request.message = "feeddiff: sources added\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"feeddiff.toml", format_config(config)});
-    REQUIRE(archive->commit(request));
-  }
+  explicit SmallArchive(const std::string& hint) : RecordedArchive(hint, {"blog"}) {}
 
   // Commits body as the source's next version; its commit id.
   std::string record(const std::string& body) {
-    auto archive = Archive::open(dir_);
-    REQUIRE(archive);
-    clock_ += 600'000;
-    CommitRequest request;
-    request.message =
-        "blog: changed (" + std::to_string(body.size()) +
-        " bytes, HTTP 200)\n\nSource: blog\nObserved-At: " + format_iso8601_ms(clock_) +
-        "\nStatus: 200\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"raw/blog/response.xml", body});
-    auto made = archive->commit(request);
-    REQUIRE(made);
-    REQUIRE(made->has_value());
-    return **made;
+    std::string id = RecordedArchive::record("blog", body);
+    REQUIRE_FALSE(id.empty());
+    return id;
   }
-
-  Archive open() const {
-    auto archive = Archive::open(dir_);
-    REQUIRE(archive);
-    return std::move(*archive);
-  }
-
- private:
-  std::string dir_;
-  TimeMs clock_ = *parse_iso8601("2025-01-01T00:00:00Z");
 };
 
 // An RSS feed of these items: {id, title}.

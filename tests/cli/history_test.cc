@@ -12,8 +12,8 @@
 #include <set>
 
 #include "cli/render_helpers.h"
-#include "feeddiff/config.h"
 #include "feeddiff/normalize.h"
+#include "support/recorded_archive.h"
 
 using namespace feeddiff;
 using namespace feeddiff::test;
@@ -23,52 +23,15 @@ namespace {
 
 constexpr const char* kHistory = "history-olshansk-openai-research";
 
-// An archive whose commits record successive bodies of sources, 10 minutes apart.
-class ReplayArchive {
+// A recorded archive that runs feeddiff in itself.
+class ReplayArchive : public RecordedArchive {
  public:
-  explicit ReplayArchive(const std::string& hint, const std::vector<std::string>& sources)
-      : dir_(make_temp_dir(hint) + "/archive") {
-    auto archive = Archive::init(dir_, clock_);
-    REQUIRE(archive);
-    Config config;
-    for (const auto& name : sources) {
-      SourceConfig source;
-      source.name = name;
-      source.url = "https://example.com/" + name + ".xml";
-      config.sources.push_back(source);
-    }
-    CommitRequest request;
-    request.message = "feeddiff: sources added\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"feeddiff.toml", format_config(config)});
-    REQUIRE(archive->commit(request));
-  }
-
-  // Commits body as the source's next version; its commit id, or "" when it equals the last.
-  std::string record(const std::string& source, const std::string& body) {
-    auto archive = Archive::open(dir_);
-    REQUIRE(archive);
-    clock_ += 600'000;
-    CommitRequest request;
-    request.message = source + ": changed (" + std::to_string(body.size()) +
-                      " bytes, HTTP 200)\n\nSource: " + source +
-                      "\nObserved-At: " + format_iso8601_ms(clock_) + "\nStatus: 200\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"raw/" + source + "/response.xml", body});
-    auto made = archive->commit(request);
-    REQUIRE(made);
-    return made->value_or("");
-  }
+  using RecordedArchive::RecordedArchive;
 
   RunResult operator()(std::vector<std::string> args) const {
-    args.insert(args.begin(), {"-C", dir_});
+    args.insert(args.begin(), {"-C", dir()});
     return run_feeddiff(args, {{"NO_COLOR", "1"}});
   }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-  TimeMs clock_ = *parse_iso8601("2025-01-01T00:00:00Z");
 };
 
 // An item as the test compares versions: every field of the model.

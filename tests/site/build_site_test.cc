@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <string>
 
-#include "feeddiff/config.h"
 #include "feeddiff/core.h"
 #include "feeddiff/site.h"
 #include "support/process.h"
+#include "support/recorded_archive.h"
 
 using namespace feeddiff;
 using namespace feeddiff::test;
@@ -19,38 +19,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // An archive with one source and two recorded versions of it; the id of the second.
-std::string record_two_versions(const std::string& dir) {
-  TimeMs clock = *parse_iso8601("2025-01-01T00:00:00Z");
-  auto archive = Archive::init(dir, clock);
-  REQUIRE(archive);
-  Config config;
-  SourceConfig source;
-  source.name = "blog";
-  source.url = "https://example.com/blog.xml";
-  config.sources.push_back(source);
-  CommitRequest setup;
-  setup.message = "feeddiff: sources added\n";
-  setup.author_time = setup.commit_time = clock;
-  setup.files.push_back({"feeddiff.toml", format_config(config)});
-  REQUIRE(archive->commit(setup));
+std::string record_two_versions(RecordedArchive& archive) {
   std::string last;
   for (const std::string title : {"Alpha", "Beta"}) {
-    clock += 600'000;
-    const std::string body =
-        "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Blog"
-        "</title>\n<item><guid>" +
-        title + "</guid><title>" + title + "</title></item>\n</channel></rss>\n";
-    CommitRequest request;
-    request.message =
-        "blog: changed (" + std::to_string(body.size()) +
-        " bytes, HTTP 200)\n\nSource: blog\nObserved-At: " + format_iso8601_ms(clock) +
-        "\nStatus: 200\n";
-    request.author_time = request.commit_time = clock;
-    request.files.push_back({"raw/blog/response.xml", body});
-    auto made = archive->commit(request);
-    REQUIRE(made);
-    REQUIRE(made->has_value());
-    last = **made;
+    last = archive.record("blog",
+                          "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Blog"
+                          "</title>\n<item><guid>" +
+                              title + "</guid><title>" + title +
+                              "</title></item>\n</channel></rss>\n");
+    REQUIRE_FALSE(last.empty());
   }
   return last;
 }
@@ -59,12 +36,12 @@ std::string record_two_versions(const std::string& dir) {
 
 TEST_CASE("build_site writes the pages of a small archive, then nothing when nothing is new",
           "[site]") {
-  const std::string root = make_temp_dir("site-library");
-  const std::string head = record_two_versions(root + "/archive");
-  auto archive = Archive::open(root + "/archive");
+  RecordedArchive recorded("site-library", {"blog"});
+  const std::string head = record_two_versions(recorded);
+  auto archive = Archive::open(recorded.dir());
   REQUIRE(archive);
   SiteOptions options;
-  options.dir = root + "/public";
+  options.dir = make_temp_dir("site-library-out") + "/public";
 
   auto first = build_site(*archive, options);
   REQUIRE(first);
