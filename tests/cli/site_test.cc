@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "cli/render_helpers.h"
-#include "feeddiff/config.h"
+#include "support/recorded_archive.h"
 
 using namespace feeddiff;
 using namespace feeddiff::test;
@@ -28,24 +28,9 @@ std::string version_file(const std::string& history, int n) {
 }
 
 // Records successive corpus versions as changes, one commit each, 10 minutes apart.
-class HistoryArchive {
+class HistoryArchive : public RecordedArchive {
  public:
-  HistoryArchive() : dir_(make_temp_dir("site") + "/archive") {
-    auto archive = Archive::init(dir_, *parse_iso8601("2025-01-01T00:00:00Z"));
-    REQUIRE(archive);
-    Config config;
-    for (const char* name : {"ollama", "openai"}) {
-      SourceConfig source;
-      source.name = name;
-      source.url = std::string("https://example.com/") + name + ".xml";
-      config.sources.push_back(source);
-    }
-    CommitRequest request;
-    request.message = "feeddiff: sources added\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"feeddiff.toml", format_config(config)});
-    REQUIRE(archive->commit(request));
-  }
+  HistoryArchive() : RecordedArchive("site", {"ollama", "openai"}) {}
 
   // Commits the next version of the history that differs from the last one recorded.
   void record(const std::string& source, const std::string& history, int& next) {
@@ -59,29 +44,12 @@ class HistoryArchive {
 
   // Commits body as the source's next version; false when it is the one recorded last.
   bool record_body(const std::string& source, const std::string& body, int etag) {
-    auto archive = Archive::open(dir_);
-    REQUIRE(archive);
-    clock_ += 600'000;
-    const std::string at = format_iso8601_ms(clock_);
-    CommitRequest request;
-    request.message = fmt_title(source, body) + "\n\nSource: " + source + "\nObserved-At: " + at +
-                      "\nStatus: 200\nFinal-URL: https://example.com/" + source +
-                      ".xml\nResponse-Header: etag: \"v" + std::to_string(etag) + "\"\n";
-    request.author_time = request.commit_time = clock_;
-    request.files.push_back({"raw/" + source + "/response.xml", body});
-    auto made = archive->commit(request);
-    REQUIRE(made);
-    return bool(*made);
+    return !RecordedArchive::record(source, body,
+                                    "Final-URL: https://example.com/" + source +
+                                        ".xml\nResponse-Header: etag: \"v" + std::to_string(etag) +
+                                        "\"\n")
+                .empty();
   }
-
-  const std::string& dir() const { return dir_; }
-
- private:
-  static std::string fmt_title(const std::string& source, const std::string& body) {
-    return source + ": changed (" + std::to_string(body.size()) + " bytes, HTTP 200)";
-  }
-  std::string dir_;
-  TimeMs clock_ = *parse_iso8601("2025-01-01T00:00:00Z");
 };
 
 // Records `count` changes of two corpus histories, one of openai's every `every`, ollama's

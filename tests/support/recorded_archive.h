@@ -38,14 +38,16 @@ class RecordedArchive {
   }
 
   /// Commits body as the source's next version; its commit id, or "" when it equals the last.
-  std::string record(const std::string& source, const std::string& body) {
+  /// trailers ("Key: value\n" lines) follow Status.
+  std::string record(const std::string& source, const std::string& body,
+                     const std::string& trailers = "") {
     auto archive = Archive::open(dir_);
     REQUIRE(archive);
     clock_ += 600'000;
     CommitRequest request;
     request.message = source + ": changed (" + std::to_string(body.size()) +
                       " bytes, HTTP 200)\n\nSource: " + source +
-                      "\nObserved-At: " + format_iso8601_ms(clock_) + "\nStatus: 200\n";
+                      "\nObserved-At: " + format_iso8601_ms(clock_) + "\nStatus: 200\n" + trailers;
     request.author_time = request.commit_time = clock_;
     request.files.push_back({"raw/" + source + "/response.xml", body});
     auto made = archive->commit(request);
