@@ -429,11 +429,14 @@ Result<std::size_t> notify_changes(Archive& archive, const PollReport& report,
     const NotifySettings settings = notify_settings(*config, *source);
     for (const auto& [key, v] : verdicts) {
       if (key.first != name || v.kind != HeldVerdict::Kind::drop) continue;
+      // Named copies: clang 14 cannot capture structured bindings in a lambda (P1091, 16).
+      const std::string& source_name = name;
+      const std::string& dropped = key.second;
       std::erase_if(commits, [&](const std::string& c) {
-        auto flip = undoes(archive, key.second, c, name, settings);
+        auto flip = undoes(archive, dropped, c, source_name, settings);
         if (!flip || !*flip) return false;
-        say(fmt::format("{}: {} changes back what {} changed: recorded, not notified", name,
-                        c.substr(0, 7), key.second.substr(0, 7)));
+        say(fmt::format("{}: {} changes back what {} changed: recorded, not notified", source_name,
+                        c.substr(0, 7), dropped.substr(0, 7)));
         return true;
       });
     }
