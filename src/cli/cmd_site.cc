@@ -13,14 +13,12 @@ namespace feeddiff::cli {
 
 namespace {
 
-Result<int> site(const Globals &globals, const SiteOptions &options) {
+Result<int> site(const Globals& globals, const SiteOptions& options) {
   auto archive = open_archive(globals);
-  if (!archive)
-    return archive.error();
+  if (!archive) return archive.error();
   auto built = build_site(*archive, options);
-  if (!built)
-    return built.error();
-  const SiteReport &r = *built;
+  if (!built) return built.error();
+  const SiteReport& r = *built;
   if (r.refused)
     write_out(
         fmt::format("site: did not publish {} raw artifact{} whose name "
@@ -30,30 +28,26 @@ Result<int> site(const Globals &globals, const SiteOptions &options) {
   if (r.ignored)
     write_out(fmt::format("site: ignored {} malformed row{} in {}\n", r.ignored,
                           r.ignored == 1 ? "" : "s", r.state_dir));
-  write_out(fmt::format(
-      "site: {} change{}, {} source{}; rendered {} change{}{}; wrote {} "
-      "file{}, {} "
-      "unchanged{} ({})\n",
-      with_thousands(r.changes), r.changes == 1 ? "" : "s",
-      with_thousands(r.sources), r.sources == 1 ? "" : "s",
-      with_thousands(r.rendered), r.rendered == 1 ? "" : "s",
-      r.full_build ? " (full build)" : "", with_thousands(r.written),
-      r.written == 1 ? "" : "s", with_thousands(r.unchanged),
-      r.removed ? fmt::format(", {} removed", r.removed) : "", r.index));
+  write_out(
+      fmt::format("site: {} change{}, {} source{}; rendered {} change{}{}; wrote {} "
+                  "file{}, {} "
+                  "unchanged{} ({})\n",
+                  with_thousands(r.changes), r.changes == 1 ? "" : "s", with_thousands(r.sources),
+                  r.sources == 1 ? "" : "s", with_thousands(r.rendered), r.rendered == 1 ? "" : "s",
+                  r.full_build ? " (full build)" : "", with_thousands(r.written),
+                  r.written == 1 ? "" : "s", with_thousands(r.unchanged),
+                  r.removed ? fmt::format(", {} removed", r.removed) : "", r.index));
   return 0;
 }
 
-} // namespace
+}  // namespace
 
-Command site_command(CLI::App &root, const Globals &globals) {
-  auto *app =
-      root.add_subcommand("site", "Write a static HTML site of the archive");
+Command site_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand("site", "Write a static HTML site of the archive");
   auto options = std::make_shared<SiteOptions>();
-  app->add_option("DIR", options->dir, "Where to write it (made if missing)")
-      ->required();
-  app->add_option(
-      "--base-url", options->base_url,
-      "Where the site will be served, to make the Atom feed's links absolute");
+  app->add_option("DIR", options->dir, "Where to write it (made if missing)")->required();
+  app->add_option("--base-url", options->base_url,
+                  "Where the site will be served, to make the Atom feed's links absolute");
   app->add_option("--max-lines", options->max_lines,
                   "Diff lines shown per change at most (default 400)")
       ->check(CLI::PositiveNumber);
@@ -92,4 +86,4 @@ Examples:
   return {app, [options, &globals] { return site(globals, *options); }};
 }
 
-} // namespace feeddiff::cli
+}  // namespace feeddiff::cli
