@@ -39,6 +39,9 @@ struct ShowOptions {
 bool configured_source(const Archive& archive, const std::string& name) {
   auto toml = archive.read_head("feeddiff.toml");
   if (!toml || !*toml) return false;
+  // A name the file does not spell is no source of it: `show HEAD` need not parse a file of
+  // thousands of sources (10 ms at 1,000) to learn that.
+  if ((*toml)->find(name) == std::string::npos) return false;
   auto config = parse_config(**toml);
   return config && config->find(name) != nullptr;
 }
