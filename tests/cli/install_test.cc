@@ -20,13 +20,6 @@ namespace {
 
 using Names = std::set<std::string>;
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // The commands `feeddiff --help` lists.
 Names help_commands() {
   auto r = run_feeddiff({"--help"});

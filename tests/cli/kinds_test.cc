@@ -28,16 +28,6 @@ RunResult poll_now(const CliArchive& archive) {
   return r;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t nl = std::min(text.find('\n', at), text.size());
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
 // Versions 1 [a, b], 2 [b, c], 3 [a, b] (byte for byte version 1): a leaves and returns.
 struct LeaveAndReturn {
   std::string body = feed_of({"a", "b"});

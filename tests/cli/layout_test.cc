@@ -35,13 +35,6 @@ struct Feeds {
   }};
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // The files of HEAD's tree under raw/.
 std::vector<std::string> raw_files(const CliArchive& archive) {
   return lines_of(archive.git({"ls-tree", "-r", "--name-only", "HEAD", "raw"}).out);

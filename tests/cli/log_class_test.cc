@@ -30,16 +30,6 @@ void poll_now(CliArchive& archive, const std::string& now) {
   REQUIRE(r.exit_code == 0);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t nl = std::min(text.find('\n', at), text.size());
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
 // The line of `log` output that starts with the commit's short id, or "".
 std::string line_of(const std::string& log, const std::string& id) {
   for (const auto& line : lines_of(log))

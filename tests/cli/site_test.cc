@@ -147,7 +147,7 @@ std::size_t rows_on(const std::string& page) {
       std::sregex_iterator(html.begin(), html.end(), row_re), std::sregex_iterator()));
 }
 
-std::set<std::string> lines_of(const std::string& text) {
+std::set<std::string> line_set(const std::string& text) {
   std::set<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -467,7 +467,7 @@ TEST_CASE(
   INFO(generated.err);
   REQUIRE(generated.exit_code == 0);
   const auto changes_in_git = [&] {
-    return lines_of(run({"git", "-C", archive, "log", "--format=%H", "--", "raw/"}).out);
+    return line_set(run({"git", "-C", archive, "log", "--format=%H", "--", "raw/"}).out);
   };
   REQUIRE(changes_in_git().size() == 1000);
   const std::string site = make_temp_dir("site-scale-out") + "/public";
@@ -540,7 +540,7 @@ TEST_CASE(
   // rebuilds the lists (re-using every page of the commits both histories share) and removes
   // the pages of the three.
   const std::set<std::string> dropped =
-      lines_of(run({"git", "-C", archive, "log", "-3", "--format=%H"}).out);
+      line_set(run({"git", "-C", archive, "log", "-3", "--format=%H"}).out);
   REQUIRE(run({"git", "-C", archive, "reset", "-q", "--hard", "HEAD~3"}).exit_code == 0);
   const SiteRun third = run_site(archive, site);
   CHECK(third.full);
@@ -600,7 +600,7 @@ TEST_CASE("site built in rounds of three commits is byte for byte the site built
   // A reset drops five commits: both sites lose their pages, in rounds (and chunks of ids
   // checked against the history) of three or in one.
   const std::set<std::string> dropped =
-      lines_of(run({"git", "-C", history.dir(), "log", "-5", "--format=%H"}).out);
+      line_set(run({"git", "-C", history.dir(), "log", "-5", "--format=%H"}).out);
   REQUIRE(run({"git", "-C", history.dir(), "reset", "-q", "--hard", "HEAD~5"}).exit_code == 0);
   build(rounds, true);
   build(one, false);

@@ -98,7 +98,7 @@ struct Fleet {
   }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> non_empty_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -110,7 +110,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::map<std::string, std::vector<int>> versions_on(const std::string& remote) {
   std::map<std::string, std::vector<int>> out;
   for (const auto& title :
-       lines_of(run({"git", "-C", remote, "log", "--reverse", "--format=%s", "main"}).out)) {
+       non_empty_lines(run({"git", "-C", remote, "log", "--reverse", "--format=%s", "main"}).out)) {
     const auto colon = title.find(": ");
     const auto open = title.find(" (");
     if (colon == std::string::npos || open == std::string::npos ||
@@ -147,7 +147,7 @@ TEST_CASE("four pollers syncing their shards for five rounds leave every version
   }
   // No commit twice (by title, and the branch is linear: no merge).
   const auto titles =
-      lines_of(run({"git", "-C", fleet.remote(), "log", "--format=%s", "main"}).out);
+      non_empty_lines(run({"git", "-C", fleet.remote(), "log", "--format=%s", "main"}).out);
   CHECK(std::set<std::string>(titles.begin(), titles.end()).size() == titles.size());
   CHECK(run({"git", "-C", fleet.remote(), "rev-list", "--merges", "main"}).out.empty());
   auto fsck = run({"git", "-C", fleet.remote(), "fsck", "--strict"});
@@ -172,11 +172,11 @@ TEST_CASE("four pollers syncing their shards for five rounds leave every version
   for (const std::string source : {"s0", "s1", "s2", "s3", "s97"}) {
     INFO(source);
     const std::string& p = fleet.pollers[1];
-    auto git_ids =
-        lines_of(run({"git", "-C", p, "log", "--format=%H", "--", "raw/" + source + "/"}).out);
+    auto git_ids = non_empty_lines(
+        run({"git", "-C", p, "log", "--format=%H", "--", "raw/" + source + "/"}).out);
     CHECK(git_ids.size() == static_cast<std::size_t>(kRounds));
     auto log = run_feeddiff({"-C", p, "log", source});
-    CHECK(lines_of(log.out).size() == git_ids.size());
+    CHECK(non_empty_lines(log.out).size() == git_ids.size());
     for (const auto& id : git_ids) CHECK_THAT(log.out, Catch::Contains(id.substr(0, 7)));
   }
 }
@@ -317,7 +317,7 @@ TEST_CASE("edits of feeddiff.toml merge per source, and one source edited twice 
 std::vector<std::vector<std::string>> recipe_commands(
     const std::string& file, const std::map<std::string, std::string>& vars) {
   std::vector<std::vector<std::string>> out;
-  for (const auto& raw : lines_of(slurp(file))) {
+  for (const auto& raw : non_empty_lines(slurp(file))) {
     const auto first = raw.find_first_not_of(" \t-");
     if (first == std::string::npos || raw[first] == '#') continue;
     if (raw.find("feeddiff clone") == std::string::npos &&

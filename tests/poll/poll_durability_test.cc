@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // A rename, or an fsync of `path` (strace -y names the file behind the descriptor).
 struct Call {
   bool rename = false;

@@ -86,13 +86,6 @@ struct Polled {
   }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // Packs in objects/pack that have no index.
 int packs_without_index(const CliArchive& archive) {
   int n = 0;

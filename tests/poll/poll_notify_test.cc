@@ -59,18 +59,6 @@ nlohmann::json state_of(const CliArchive& archive, const std::string& name) {
   return doc["sources"][name];
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 // A hook script that keeps what it was given: stdin in <dir>/<commit>.json, the FEEDDIFF_
 // variables in <dir>/<commit>.env, and the commit appended to <dir>/log.
 std::string recording_hook(const std::string& dir) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -127,6 +128,16 @@ RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env) {
   std::vector<std::string> argv{FEEDDIFF_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv, env);
+}
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    out.emplace_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return out;
 }
 
 std::string make_temp_dir(std::string_view hint) {

@@ -33,6 +33,10 @@ RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env = {}
 /// A new empty directory under the build tree, unique to this call.
 std::string make_temp_dir(std::string_view hint);
 
+/// The lines of text without their '\n' (empty lines kept; no last empty line after a final
+/// '\n'), as a test compares a command's output line by line.
+std::vector<std::string> lines_of(std::string_view text);
+
 /// Path of a file under the project's fixtures/ directory.
 std::string fixture_path(std::string_view relative);
 /// Path of a file under the shared corpus.
