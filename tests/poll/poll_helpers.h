@@ -70,6 +70,19 @@ inline void trust_all_hooks(const CliArchive& archive) {
   REQUIRE(r.exit_code == 0);
 }
 
+/// `feeddiff add news URL`, then toml (hooks, rules) appended to feeddiff.toml, committed and
+/// trusted, as a user does by hand; toml empty adds the source only.
+inline void add_news(const CliArchive& archive, const std::string& url, const std::string& toml) {
+  REQUIRE(archive({"add", "news", url}).exit_code == 0);
+  if (toml.empty()) return;
+  spit(archive.dir() + "/feeddiff.toml", slurp(archive.dir() + "/feeddiff.toml") + toml);
+  REQUIRE(archive
+              .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notify",
+                    "feeddiff.toml"})
+              .exit_code == 0);
+  trust_all_hooks(archive);
+}
+
 /// Serves `*body` (which the test changes between polls) with an ETag of its own, answering
 /// 304 to that ETag.
 inline HttpServer serve_changing(const std::string* body) {

@@ -35,16 +35,9 @@ std::string feed_of(const std::vector<Entry>& entries, const std::string& built 
 // committed and trusted; the hook appends each commit it runs for to <hooks>/log.
 void add_news(const CliArchive& archive, const std::string& url, const std::string& hooks,
               const std::string& rules) {
-  REQUIRE(archive({"add", "news", url}).exit_code == 0);
-  spit(archive.dir() + "/feeddiff.toml",
-       slurp(archive.dir() + "/feeddiff.toml") +
+  add_news(archive, url,
            "\n[sources.news.notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT >> '" + hooks +
-           "/log'\"\n" + rules);
-  REQUIRE(archive
-              .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "rules",
-                    "feeddiff.toml"})
-              .exit_code == 0);
-  trust_all_hooks(archive);
+               "/log'\"\n" + rules);
 }
 
 RunResult poll_now(const CliArchive& archive) {

@@ -36,16 +36,6 @@ const std::string kTuesday = "Tue, 06 Oct 2026 05:00:00 GMT";
 
 // Adds source `news`, appends `toml` to feeddiff.toml, commits it and trusts its hooks (a
 // hand edit, which runs only once this machine consents: tests/cli/trust_test.cc).
-void add_source(const CliArchive& archive, const std::string& url, const std::string& toml) {
-  REQUIRE(archive({"add", "news", url}).exit_code == 0);
-  if (toml.empty()) return;
-  spit(archive.dir() + "/feeddiff.toml", slurp(archive.dir() + "/feeddiff.toml") + toml);
-  REQUIRE(archive
-              .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notify",
-                    "feeddiff.toml"})
-              .exit_code == 0);
-  trust_all_hooks(archive);
-}
 
 RunResult poll_now(const CliArchive& archive, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"poll", "--force", "--timeout", "5s"};
@@ -86,8 +76,8 @@ TEST_CASE(
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-exec");
   const std::string hooks = make_temp_dir("notify-exec-hook");
-  add_source(archive, server.url("/feed"),
-             "\n[sources.news.notify]\nexec = \"" + recording_hook(hooks) + "\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[sources.news.notify]\nexec = \"" + recording_hook(hooks) + "\"\n");
 
   auto first = poll_now(archive);
   INFO(first.out << first.err);
@@ -121,9 +111,9 @@ TEST_CASE("a hook that fails is reported and kept pending, and the next poll del
   CliArchive archive("notify-fail");
   const std::string hooks = make_temp_dir("notify-fail-hook");
   // Fails until the file `ok` exists; logs every attempt.
-  add_source(archive, server.url("/feed"),
-             "\n[notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT >> '" + hooks +
-                 "/log'; test -e '" + hooks + "/ok'\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT >> '" + hooks +
+               "/log'; test -e '" + hooks + "/ok'\"\n");
   const int commits_before = commit_count(archive);
 
   auto failing = poll_now(archive);
@@ -175,9 +165,9 @@ TEST_CASE(
   // Never reads stdin, starts a child of its own that holds a lock for as long as it lives,
   // says so once the lock is held, and waits far past the timeout.
   const std::string lock = hooks + "/lock";
-  add_source(archive, server.url("/feed"),
-             "\n[notify]\nexec = \"flock '" + lock + "' sleep 600 & while flock -n '" + lock +
-                 "' true; do :; done; echo $! > '" + hooks + "/child'; wait\"\ntimeout = \"1s\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[notify]\nexec = \"flock '" + lock + "' sleep 600 & while flock -n '" + lock +
+               "' true; do :; done; echo $! > '" + hooks + "/child'; wait\"\ntimeout = \"1s\"\n");
 
   auto r = poll_now(archive);
   INFO(r.out << r.err);
@@ -206,7 +196,7 @@ TEST_CASE("no hook runs for a cosmetic-only change unless cosmetic = true", "[po
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-cosmetic");
   const std::string hooks = make_temp_dir("notify-cosmetic-hook");
-  add_source(
+  add_news(
       archive, server.url("/feed"),
       "\n[notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT >> '" + hooks + "/log'\"\n");
   REQUIRE(poll_now(archive).exit_code == 0);
@@ -240,7 +230,7 @@ TEST_CASE(
   CliArchive archive("notify-webhook");
   std::string hook_url = receiver.url("/hook?token=t0ken");
   hook_url.insert(hook_url.find("127.0.0.1"), "user:s3cret@");
-  add_source(archive, server.url("/feed"), "\n[notify]\nwebhook = \"" + hook_url + "\"\n");
+  add_news(archive, server.url("/feed"), "\n[notify]\nwebhook = \"" + hook_url + "\"\n");
 
   auto failing = poll_now(archive);
   INFO(failing.out << failing.err);
@@ -286,8 +276,8 @@ TEST_CASE(
   gone.reset();
   CliArchive archive("notify-webhook-down");
   // No path, not even "/": the URL is its own origin, and credentials go unprinted.
-  add_source(archive, server.url("/feed"),
-             "\n[notify]\nwebhook = \"http://user:s3cret@127.0.0.1:" + port + "\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[notify]\nwebhook = \"http://user:s3cret@127.0.0.1:" + port + "\"\n");
   const int commits_before = commit_count(archive);
 
   // Killed after a minute at the latest: a poll that spins in notify fails here instead
@@ -318,7 +308,7 @@ TEST_CASE("poll --digest summarizes what changed, and a hostile title stays iner
   std::string body = feed(kMonday, {"calm", "stays", "leaves"});
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-digest");
-  add_source(archive, server.url("/feed"), "");
+  add_news(archive, server.url("/feed"), "");
   auto first = poll_now(archive, {"--digest", "--quiet"});
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);

@@ -21,15 +21,6 @@ std::string feed_of(const std::vector<std::string>& titles) {
 }
 
 // Adds source `news` with the [notify] table given, committed and trusted.
-void add_with_hook(const CliArchive& archive, const std::string& url, const std::string& toml) {
-  REQUIRE(archive({"add", "news", url}).exit_code == 0);
-  spit(archive.dir() + "/feeddiff.toml", slurp(archive.dir() + "/feeddiff.toml") + toml);
-  REQUIRE(archive
-              .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notify",
-                    "feeddiff.toml"})
-              .exit_code == 0);
-  trust_all_hooks(archive);
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -50,8 +41,8 @@ TEST_CASE("a failing hook and its kept notifications are shown by status and sta
   std::string body = feed_of({"one"});
   HttpServer server = serve_changing(&body);
   CliArchive archive("status-hook-failing");
-  add_with_hook(archive, server.url("/feed"),
-                "\n[notify]\nexec = \"cat > /dev/null; echo broken >&2; exit 3\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[notify]\nexec = \"cat > /dev/null; echo broken >&2; exit 3\"\n");
   auto r = archive({"poll", "--force", "--timeout", "5s"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
@@ -88,10 +79,10 @@ TEST_CASE("hooks stay quiet for a page that is no feed and its restoration, and 
   CliArchive archive("status-hook-not-a-feed");
   const std::string dir = make_temp_dir("status-hook-log");
   // Logs the commit and the item summary of each change it hears of.
-  add_with_hook(archive, server.url("/feed"),
-                "\n[notify]\nexec = \"grep -o '\\\"summary\\\": *\\\"[^\\\"]*\\\"' | head -1 | "
-                "sed \\\"s/^/$FEEDDIFF_COMMIT /\\\" >> '" +
-                    dir + "/log'\"\n");
+  add_news(archive, server.url("/feed"),
+           "\n[notify]\nexec = \"grep -o '\\\"summary\\\": *\\\"[^\\\"]*\\\"' | head -1 | "
+           "sed \\\"s/^/$FEEDDIFF_COMMIT /\\\" >> '" +
+               dir + "/log'\"\n");
   auto poll = [&] { return archive({"poll", "--force", "--timeout", "5s"}); };
   REQUIRE(poll().exit_code == 0);  // added: heard
   serve("<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>");
