@@ -260,15 +260,6 @@ class Versions {
   std::thread old_side_, new_side_;
 };
 
-Insignificant to_insignificant(const InsignificantRules& rules) {
-  Insignificant out;
-  out.whitespace = rules.whitespace;
-  out.punctuation = rules.punctuation;
-  out.fields = rules.fields;
-  out.min_words = rules.min_words;
-  return out;
-}
-
 // The source's raw file as a commit changed it (a deletion only when nothing else); any
 // source's when source is empty. Either layout (source_of_raw_path). A feed's file
 // (response.xml/.json) before its not-a-feed file: the commit of a feed version after
@@ -330,40 +321,6 @@ Result<std::vector<ItemChange::Kind>> parse_only(std::string_view list) {
   }
   if (out.empty())
     return Error{Errc::usage, fmt::format("--only: no kind given (known: {})", known)};
-  return out;
-}
-
-FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
-                     const std::string& source) {
-  // feeddiff.toml changes only when a source is added, removed or edited, and `site` asks for
-  // the rules of every change: each version of the file is parsed once, found by its blob id
-  // (equal ids, equal bytes, so the memo cannot be stale). Parsing it per change was half of
-  // a site's first build over 1,000 sources.
-  static std::mutex memo_mutex;
-  static std::string memo_blob;
-  static std::shared_ptr<const Config> memo_config;
-  FeedRules out;
-  auto blob = archive.blob_id(commit_id, "feeddiff.toml");
-  if (!blob || !*blob) return out;
-  std::shared_ptr<const Config> config;
-  {
-    const std::lock_guard<std::mutex> lock(memo_mutex);
-    if (memo_blob == **blob) config = memo_config;
-  }
-  if (!config) {
-    auto toml = archive.read_blob(**blob);
-    if (!toml) return out;
-    auto parsed = parse_config(*toml);
-    if (!parsed) return out;
-    config = std::make_shared<const Config>(std::move(*parsed));
-    const std::lock_guard<std::mutex> lock(memo_mutex);
-    memo_blob = **blob;
-    memo_config = config;
-  }
-  if (const SourceConfig* s = config->find(source)) {
-    out.ignore = s->ignore;
-    out.insignificant = to_insignificant(insignificant_rules(*config, *s));
-  }
   return out;
 }
 
