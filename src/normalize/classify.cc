@@ -8,6 +8,7 @@
 
 #include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
+#include "normalize/internal.h"
 
 namespace feeddiff {
 
@@ -23,16 +24,12 @@ bool space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 // Position of needle (lower case ASCII) in text, ASCII letters compared without case.
 std::size_t find_nocase(std::string_view text, std::string_view needle, std::size_t from = 0) {
   if (needle.empty() || text.size() < needle.size()) return std::string_view::npos;
   for (std::size_t i = from; i + needle.size() <= text.size(); ++i) {
     std::size_t k = 0;
-    while (k < needle.size() && lower(text[i + k]) == needle[k]) ++k;
+    while (k < needle.size() && normalize_detail::ascii_lower(text[i + k]) == needle[k]) ++k;
     if (k == needle.size()) return i;
   }
   return std::string_view::npos;
@@ -155,7 +152,7 @@ std::string media_type(std::string_view content_type) {
   for (char c : type.substr(0, 60)) {
     const auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u >= 0x7f) return {};
-    out += lower(c);
+    out += normalize_detail::ascii_lower(c);
   }
   return out;
 }

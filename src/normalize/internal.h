@@ -21,6 +21,11 @@ namespace feeddiff::normalize_detail {
 
 /// XML's whitespace (production S): space, tab, CR and LF, nothing else (no form feed, no
 /// vertical tab, no non-ASCII space), so that text XML keeps is never trimmed away.
+/// ASCII lowercase of one byte; other bytes as they are (names in markup are ASCII).
+inline char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 [[gnu::always_inline]] inline bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }

@@ -11,16 +11,12 @@ namespace feeddiff {
 
 namespace {
 
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 // True when `html` at `at` opens the tag `name` (case-insensitive), ended by '>', '/' or
 // whitespace.
 bool opens(std::string_view html, std::size_t at, std::string_view name) {
   if (html.size() < at + 1 + name.size() || html[at] != '<') return false;
   for (std::size_t k = 0; k < name.size(); ++k)
-    if (lower(html[at + 1 + k]) != name[k]) return false;
+    if (normalize_detail::ascii_lower(html[at + 1 + k]) != name[k]) return false;
   const std::size_t after = at + 1 + name.size();
   return after == html.size() || html[after] == '>' || html[after] == '/' ||
          normalize_detail::is_html_space(html[after]);
@@ -31,7 +27,9 @@ std::size_t end_of_element(std::string_view html, std::size_t from, std::string_
   for (std::size_t at = html.find("</", from); at != std::string_view::npos;
        at = html.find("</", at + 2)) {
     std::size_t k = 0;
-    while (k < name.size() && at + 2 + k < html.size() && lower(html[at + 2 + k]) == name[k]) ++k;
+    while (k < name.size() && at + 2 + k < html.size() &&
+           normalize_detail::ascii_lower(html[at + 2 + k]) == name[k])
+      ++k;
     if (k < name.size()) continue;
     const std::size_t gt = html.find('>', at);
     return gt == std::string_view::npos ? std::string_view::npos : gt + 1;

@@ -17,7 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
 constexpr std::size_t kTitleChars = 100;
 
 // A title as one line, cut to kTitleChars characters; the id when it has none. Unescaped.
@@ -53,7 +52,7 @@ std::string event_words(const ItemEvent& e) {
 std::string event_detail(const ItemEvent& e) {
   const ItemChange& c = e.change;
   auto position = [](std::size_t index) {
-    return index == kNoIndex ? std::string("?") : std::to_string(index + 1);
+    return index == page::kNoIndex ? std::string("?") : std::to_string(index + 1);
   };
   if (e.kind == ItemEvent::Kind::changed) {
     std::string fields;
@@ -156,7 +155,7 @@ Json version_json(const HistoryView& v, std::size_t index) {
 }
 
 Json index_json(std::size_t index) {
-  return index == kNoIndex ? Json(nullptr) : Json(index);
+  return index == page::kNoIndex ? Json(nullptr) : Json(index);
 }
 
 Json life_summary_json(const HistoryView& v, const ItemLife& life) {

@@ -38,7 +38,7 @@ std::string field_value(const ChangeView& c, const HtmlLinks& links, const std::
 
 // The before and after of each changed field: short values as <del>old</del> → <ins>new</ins>,
 // long text as its word diff.
-std::string field_changes(const ItemChange& item) {
+std::string html_changes(const ItemChange& item) {
   if (item.changes.empty()) return "";
   std::string out = "<dl class=\"changes\">\n";
   for (const FieldChange& c : item.changes) {
@@ -87,7 +87,7 @@ std::string items_section(const ChangeView& c, const RenderOptions& options,
   if (!lines.empty()) {
     out += "<ul class=\"items\">\n";
     for (const auto& line : lines) {
-      const std::string changes = line.change ? field_changes(*line.change) : std::string();
+      const std::string changes = line.change ? html_changes(*line.change) : std::string();
       std::string label = escape_html(line.label);
       if (line.change && links.item)
         if (const std::string page = links.item(*line.change); !page.empty())
@@ -184,7 +184,7 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
 namespace page {
 
 std::string html_field_changes(const ItemChange& change) {
-  return field_changes(change);
+  return html_changes(change);
 }
 
 }  // namespace page

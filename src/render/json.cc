@@ -15,14 +15,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
-
 Json optional_string(const std::optional<std::string>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
 Json index_or_null(std::size_t index) {
-  return index == kNoIndex ? Json(nullptr) : Json(index);
+  return index == page::kNoIndex ? Json(nullptr) : Json(index);
 }
 
 // An HTTP status as recorded ("200") as a number; null when absent or not a number.

@@ -25,7 +25,7 @@ std::string inline_text(std::string_view text) {
 
 // The before and after of each changed field, as a list under the item's line: short values
 // `old -> new`, the word diff with ~~removed~~ and **added** text.
-std::string field_changes(const ItemChange& item) {
+std::string markdown_changes(const ItemChange& item) {
   std::string out;
   for (const FieldChange& c : item.changes) {
     out += fmt::format("  - {}: ", inline_text(c.field));
@@ -90,7 +90,7 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
     std::size_t more = 0;
     for (const auto& line : page::item_lines(*c.items, options, &more)) {
       out += fmt::format("- **{}** {}\n", line.kind, inline_text(line.label));
-      if (line.change) out += field_changes(*line.change);
+      if (line.change) out += markdown_changes(*line.change);
     }
     if (more) out += fmt::format("- ... and {} more\n", more);
     if (auto note = page::filtered_note(*c.items, options); !note.empty())
@@ -132,7 +132,7 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
 namespace page {
 
 std::string markdown_field_changes(const ItemChange& change) {
-  return field_changes(change);
+  return markdown_changes(change);
 }
 
 std::string markdown_inline(std::string_view text) {

@@ -95,4 +95,13 @@ std::string html_field_changes(const ItemChange& change);
 /// Text as the markdown page writes it inline (escaped for terminals and markdown).
 std::string markdown_inline(std::string_view text);
 
+/// An Atom date construct's time: the ISO-8601 time, or the epoch when there is none (Atom
+/// requires one).
+inline std::string xml_time(const std::string& iso) {
+  return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
+}
+
+/// An item's position when it has none in that version (ItemChange's old_index/new_index).
+inline constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+
 }  // namespace feeddiff::page

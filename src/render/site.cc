@@ -54,10 +54,6 @@ std::size_t total_of(const SiteSource& s) {
   return s.total ? s.total : s.changes.size();
 }
 
-std::string xml_time(const std::string& iso) {
-  return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
-}
-
 }  // namespace
 
 std::string summarize_items(const ItemDiff& items) {
@@ -166,7 +162,7 @@ std::string render_site_atom(const std::vector<SiteChange>& changes, const std::
   out += fmt::format("  <id>{}</id>\n", escape_html(feed_id));
   out += "  <title>feeddiff archive: changes</title>\n";
   out += fmt::format("  <updated>{}</updated>\n",
-                     xml_time(changes.empty() ? std::string() : changes.front().observed_at));
+                     page::xml_time(changes.empty() ? std::string() : changes.front().observed_at));
   out += "  <author><name>feeddiff</name></author>\n";
   out += "  <generator>feeddiff</generator>\n";
   out += fmt::format("  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n",
@@ -178,7 +174,7 @@ std::string render_site_atom(const std::vector<SiteChange>& changes, const std::
     out += "  <entry>\n";
     out += fmt::format("    <id>urn:feeddiff:commit:{}</id>\n", escape_html(c.id));
     out += fmt::format("    <title>{}</title>\n", escape_html(c.title));
-    out += fmt::format("    <updated>{}</updated>\n", xml_time(c.observed_at));
+    out += fmt::format("    <updated>{}</updated>\n", page::xml_time(c.observed_at));
     out +=
         fmt::format("    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n", href(c.href));
     out += fmt::format("    <category term=\"{}\"/>\n", escape_html(c.source));

@@ -11,13 +11,7 @@
 
 namespace feeddiff {
 
-namespace {
-
-std::string xml_time(const std::string& iso) {
-  return iso.empty() ? "1970-01-01T00:00:00Z" : iso;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string render_source_atom(const std::string& source, const std::vector<SiteFeedEntry>& entries,
                                const std::string& feed_id, const std::string& base_url) {
@@ -30,9 +24,9 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
   out += "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
   out += fmt::format("  <id>{}</id>\n", escape_html(feed_id));
   out += fmt::format("  <title>feeddiff archive: {}</title>\n", escape_html(source));
-  out +=
-      fmt::format("  <updated>{}</updated>\n",
-                  xml_time(entries.empty() ? std::string() : entries.front().change.observed_at));
+  out += fmt::format(
+      "  <updated>{}</updated>\n",
+      page::xml_time(entries.empty() ? std::string() : entries.front().change.observed_at));
   out += "  <author><name>feeddiff</name></author>\n";
   out += "  <generator>feeddiff</generator>\n";
   out += fmt::format("  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n",
@@ -46,7 +40,7 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
     out += "  <entry>\n";
     out += fmt::format("    <id>urn:feeddiff:commit:{}</id>\n", escape_html(c.id));
     out += fmt::format("    <title>{}</title>\n", escape_html(c.title));
-    out += fmt::format("    <updated>{}</updated>\n", xml_time(c.observed_at));
+    out += fmt::format("    <updated>{}</updated>\n", page::xml_time(c.observed_at));
     out += fmt::format("    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n", page);
     std::string summary =
         fmt::format("+{} -{} lines", with_thousands(c.added), with_thousands(c.removed));
@@ -90,8 +84,9 @@ std::string render_item_atom(const HistoryView& view, const std::string& key,
   out += fmt::format("  <id>urn:feeddiff:item:{}</id>\n", escape_html(key));
   out += fmt::format("  <title>feeddiff archive: {}: {}</title>\n", escape_html(view.source),
                      escape_html(label));
-  out += fmt::format("  <updated>{}</updated>\n",
-                     xml_time(edits.empty() ? std::string() : observed(edits.front()->version)));
+  out +=
+      fmt::format("  <updated>{}</updated>\n",
+                  page::xml_time(edits.empty() ? std::string() : observed(edits.front()->version)));
   out += "  <author><name>feeddiff</name></author>\n";
   out += "  <generator>feeddiff</generator>\n";
   out += fmt::format("  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n",
@@ -109,7 +104,7 @@ std::string render_item_atom(const HistoryView& view, const std::string& key,
     out += fmt::format("    <title>{} changed: {}</title>\n",
                        escape_html(e->change.title.empty() ? label : e->change.title),
                        escape_html(fields.empty() ? "only ignored fields" : fields));
-    out += fmt::format("    <updated>{}</updated>\n", xml_time(observed(e->version)));
+    out += fmt::format("    <updated>{}</updated>\n", page::xml_time(observed(e->version)));
     out += fmt::format("    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n", page);
     // The HTML is escaped once here, as the text of a type="html" content element.
     std::string html = fmt::format("<p><a href=\"{}\">Change {}</a> · observed {} UTC</p>\n", page,

@@ -146,9 +146,9 @@ TEST_CASE(
   auto bidi_md = run_feeddiff({"-C", dir, "show", "HEAD", "--format", "markdown"});
   CHECK(bidi_md.out.find("\\u202efdp.exe\\u2066") != std::string::npos);
   // JSON keeps the text exactly, as escapes: parsing gives the feed's characters back.
-  auto json = run_feeddiff({"-C", dir, "show", "HEAD", "--format", "json"});
-  CHECK(json.out.find("\\u202efdp.exe\\u2066") != std::string::npos);
-  const auto doc = nlohmann::json::parse(json.out);
+  auto shown = run_feeddiff({"-C", dir, "show", "HEAD", "--format", "json"});
+  CHECK(shown.out.find("\\u202efdp.exe\\u2066") != std::string::npos);
+  const auto doc = nlohmann::json::parse(shown.out);
   bool title_back = false;
   for (const auto& hunk : doc["diff"]["hunks"])
     for (const auto& line : hunk["lines"])

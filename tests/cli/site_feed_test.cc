@@ -10,6 +10,7 @@
 
 #include "cli/hostile_change.h"
 #include "cli/render_helpers.h"
+#include "cli/site_helpers.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/render.h"
 
@@ -18,15 +19,6 @@ using namespace feeddiff::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string rss(const std::vector<std::pair<std::string, std::string>>& items) {
-  std::string out =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\">\n<channel>\n"
-      "<title>t</title>\n<link>https://example.com/</link>\n<description>d</description>\n";
-  for (const auto& [guid, title] : items)
-    out += "<item><guid>" + guid + "</guid><title>" + title + "</title></item>\n";
-  return out + "</channel>\n</rss>\n";
-}
 
 // An archive committed to directly, one commit per recorded version, a minute apart.
 class FeedArchive {
@@ -56,37 +48,14 @@ class FeedArchive {
   TimeMs clock_ = *parse_iso8601("2026-03-01T00:00:00Z");
 };
 
-std::string site_of(const std::string& archive, const std::string& site,
-                    const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"-C", archive, "site", site};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = run_feeddiff(args);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return r.out;
-}
-
-Feed parse_feed(const std::string& path) {
-  auto doc = normalize(slurp(path));
-  INFO(path << ": " << doc.description());
-  REQUIRE(doc.ok());
-  CHECK(doc->feed.format == "atom1.0");
-  return doc->feed;
-}
-
-// The commits that changed a source, newest first.
-std::vector<std::string> commits_of(const std::string& archive, const std::string& source) {
-  std::vector<std::string> out;
-  std::istringstream lines(
-      run({"git", "-C", archive, "log", "--format=%H", "--", "raw/" + source + "/"}).out);
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) out.push_back("urn:feeddiff:commit:" + line);
-  return out;
-}
-
+// The commit each entry names by its id (urn:feeddiff:commit:ID).
 std::vector<std::string> ids_of(const Feed& feed) {
+  constexpr std::string_view kPrefix = "urn:feeddiff:commit:";
   std::vector<std::string> out;
-  for (const Item& it : feed.items) out.push_back(it.id);
+  for (const Item& it : feed.items) {
+    CHECK(it.id.starts_with(kPrefix));
+    out.push_back(it.id.substr(std::min(it.id.size(), kPrefix.size())));
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli/hostile_change.h"
 #include "cli/render_helpers.h"
+#include "cli/site_helpers.h"
 #include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
@@ -21,15 +22,6 @@ using namespace feeddiff::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string rss(const std::vector<std::pair<std::string, std::string>>& items) {
-  std::string out =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\">\n<channel>\n"
-      "<title>t</title>\n<link>https://example.com/</link>\n<description>d</description>\n";
-  for (const auto& [guid, title] : items)
-    out += "<item><guid>" + guid + "</guid><title>" + title + "</title></item>\n";
-  return out + "</channel>\n</rss>\n";
-}
 
 // An archive committed to directly, one commit per recorded version, a minute apart.
 class ItemsArchive {
@@ -59,32 +51,8 @@ class ItemsArchive {
   TimeMs clock_ = *parse_iso8601("2026-03-01T00:00:00Z");
 };
 
-void site_of(const std::string& archive, const std::string& site) {
-  auto r = run_feeddiff({"-C", archive, "site", site});
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-}
-
-Feed parse_feed(const std::string& path) {
-  auto doc = normalize(slurp(path));
-  INFO(path << ": " << doc.description());
-  REQUIRE(doc.ok());
-  CHECK(doc->feed.format == "atom1.0");
-  return doc->feed;
-}
-
 std::string key_of(const std::string& item_id) {
   return sha1_hex(item_id).substr(0, 16);
-}
-
-// The commits that changed a source, newest first.
-std::vector<std::string> commits_of(const std::string& archive, const std::string& source) {
-  std::vector<std::string> out;
-  std::istringstream lines(
-      run({"git", "-C", archive, "log", "--format=%H", "--", "raw/" + source + "/"}).out);
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) out.push_back(line);
-  return out;
 }
 
 std::size_t files_in(const std::string& dir) {

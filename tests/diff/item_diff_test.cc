@@ -10,19 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "diff/item_helpers.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "support/process.h"
 
 namespace feeddiff {
+using namespace test;
 namespace {
-
-Item item(std::string id, std::string title = "t") {
-  Item it;
-  it.id = std::move(id);
-  it.title = std::move(title);
-  return it;
-}
 
 Feed feed(std::vector<Item> items, std::vector<Field> channel = {}) {
   Feed f;

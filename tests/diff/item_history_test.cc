@@ -5,17 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "diff/item_helpers.h"
 #include "feeddiff/diff.h"
 
 namespace feeddiff {
+using namespace test;
 namespace {
-
-Item item(std::string id, std::string title) {
-  Item it;
-  it.id = std::move(id);
-  it.title = std::move(title);
-  return it;
-}
 
 // Tracks the versions, each diffed against the one before (the first against no feed).
 ItemTracker track(const std::vector<std::vector<Item>>& versions) {

@@ -7,28 +7,12 @@
 #include <vector>
 
 #include "feeddiff/normalize.h"
+#include "normalize/normalize_helpers.h"
 #include "support/process.h"
 
 namespace feeddiff {
+using namespace test;
 namespace {
-
-Document must_normalize(std::string_view bytes) {
-  Result<Document> r = normalize(bytes);
-  INFO(r.description());
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
-bool has_line(const std::string& text, std::string_view line) {
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    if (std::string_view(text).substr(pos, end - pos) == line) return true;
-    pos = end + 1;
-  }
-  return false;
-}
 
 const Field* channel_field(const Feed& feed, std::string_view name) {
   for (const Field& f : feed.channel)

@@ -7,16 +7,11 @@
 #include <string_view>
 
 #include "feeddiff/normalize.h"
+#include "normalize/normalize_helpers.h"
 
 namespace feeddiff {
+using namespace test;
 namespace {
-
-Document must_normalize(std::string_view bytes) {
-  Result<Document> r = normalize(bytes);
-  INFO(r.description());
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
 
 std::string atom_entry(std::string_view body, std::string_view ns = "http://www.w3.org/2005/Atom") {
   return "<feed xmlns=\"" + std::string(ns) + "\"><entry>" + std::string(body) + "</entry></feed>";

@@ -1,4 +1,5 @@
 #include "feeddiff/normalize.h"
+#include "normalize/normalize_helpers.h"
 
 #include <catch2/catch.hpp>
 #include <clocale>
@@ -6,25 +7,8 @@
 #include <string_view>
 
 namespace feeddiff {
+using namespace test;
 namespace {
-
-Document must_normalize(std::string_view bytes, std::string_view hint = {}) {
-  Result<Document> r = normalize(bytes, hint);
-  INFO(r.description());
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
-bool has_line(const std::string& text, std::string_view line) {
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    if (std::string_view(text).substr(pos, end - pos) == line) return true;
-    pos = end + 1;
-  }
-  return false;
-}
 
 bool repaired(const Document& d, std::string_view what) {
   for (const Repair& r : d.repairs)

@@ -118,10 +118,6 @@ void move_source(const CliArchive& archive, const std::string& from, const std::
               .exit_code == 0);
 }
 
-feeddiff::test::RunResult poll_now(const CliArchive& archive) {
-  return archive({"poll", "--force", "--timeout", "5s"});
-}
-
 }  // namespace
 
 TEST_CASE("credentials given for https are never sent over http, as after an adopted redirect",
@@ -134,7 +130,7 @@ TEST_CASE("credentials given for https are never sent over http, as after an ado
   // scripted server speaks no TLS, so the https polls before the adoption are not run here).
   move_source(archive, "https://" + host, "http://" + host);
 
-  auto r = poll_now(archive);
+  auto r = poll_forced(archive);
   INFO(r.out << r.err);
   REQUIRE(plain.authorization.size() == 1);
   CHECK(plain.authorization[0].empty());
@@ -161,7 +157,7 @@ TEST_CASE("credentials an older feeddiff stored are bound to the URL of their fi
   spit(path,
        "# source<TAB>user:password, kept out of the archive's commits\nprivate\treader:s3cret\n");
 
-  REQUIRE(poll_now(archive).exit_code == 0);
+  REQUIRE(poll_forced(archive).exit_code == 0);
   REQUIRE(feed.authorization.size() == 1);
   CHECK(feed.authorization[0] == "Basic cmVhZGVyOnMzY3JldA==");  // reader:s3cret
   CHECK_THAT(slurp(path), Catch::Contains("private\treader:s3cret\thttp://127.0.0.1:" +
@@ -170,7 +166,7 @@ TEST_CASE("credentials an older feeddiff stored are bound to the URL of their fi
 
   // Then the URL moves to another server: it gets the request, not the secret.
   move_source(archive, url, other.server.url("/feed"));
-  auto moved = poll_now(archive);
+  auto moved = poll_forced(archive);
   INFO(moved.out << moved.err);
   REQUIRE(other.authorization.size() == 1);
   CHECK(other.authorization[0].empty());

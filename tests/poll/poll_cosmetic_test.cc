@@ -35,7 +35,7 @@ void add_source(const CliArchive& archive, const std::string& url, bool skip_cos
 }
 
 // `poll --verbose`, which prints unchanged and not-modified sources too.
-RunResult poll_now(const CliArchive& archive) {
+RunResult poll_verbose(const CliArchive& archive) {
   auto r = archive({"poll", "--force", "--verbose", "--timeout", "5s"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
@@ -53,7 +53,7 @@ TEST_CASE("with skip_cosmetic a lastBuildDate-only change makes no commit, a rea
   const std::string toml = slurp(archive.dir() + "/feeddiff.toml");
   REQUIRE(toml.find("skip_cosmetic = true") != std::string::npos);
 
-  auto first = poll_now(archive);
+  auto first = poll_verbose(archive);
   CHECK(first.out.find("news: added") != std::string::npos);
   const std::string first_version = archive({"cat", "HEAD", "news"}).out;
   CHECK(first_version == body);
@@ -61,7 +61,7 @@ TEST_CASE("with skip_cosmetic a lastBuildDate-only change makes no commit, a rea
 
   // Only lastBuildDate and generator move: no commit, the state says why.
   body = rebuilt_feed("Thu, 01 Oct 2026 06:00:00 GMT", {"one", "two"});
-  auto cosmetic = poll_now(archive);
+  auto cosmetic = poll_verbose(archive);
   INFO(cosmetic.out);
   CHECK(cosmetic.out.find("news: unchanged (cosmetic only: lastBuildDate, generator;") !=
         std::string::npos);
@@ -72,13 +72,13 @@ TEST_CASE("with skip_cosmetic a lastBuildDate-only change makes no commit, a rea
   CHECK(archive.git({"status", "--porcelain", "--untracked-files=all"}).out.empty());
 
   // The validators are the cosmetic version's: polling it again is a 304.
-  auto again = poll_now(archive);
+  auto again = poll_verbose(archive);
   CHECK(again.out.find("news: not modified") != std::string::npos);
   CHECK(archive.head() == head);
 
   // A new item is a real change: committed, with the newest lastBuildDate.
   body = rebuilt_feed("Thu, 01 Oct 2026 07:00:00 GMT", {"zero", "one", "two"});
-  auto real = poll_now(archive);
+  auto real = poll_verbose(archive);
   CHECK(real.out.find("news: changed") != std::string::npos);
   CHECK(archive.head() != head);
   CHECK(archive({"cat", "HEAD", "news"}).out == body);
@@ -90,11 +90,11 @@ TEST_CASE("without skip_cosmetic a lastBuildDate-only change is committed", "[po
   HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-default");
   add_source(archive, server.url("/feed"), false);
-  poll_now(archive);
+  poll_verbose(archive);
   const std::string head = archive.head();
 
   body = rebuilt_feed("Thu, 01 Oct 2026 06:00:00 GMT", {"one"});
-  auto r = poll_now(archive);
+  auto r = poll_verbose(archive);
   CHECK(r.out.find("news: changed") != std::string::npos);
   CHECK(archive.head() != head);
   CHECK(archive({"cat", "HEAD", "news"}).out == body);
@@ -105,7 +105,7 @@ TEST_CASE("with skip_cosmetic a body that does not parse is committed, as no fee
   HttpServer server = serve_changing(&body);
   CliArchive archive("cosmetic-broken");
   add_source(archive, server.url("/feed"), true);
-  poll_now(archive);
+  poll_verbose(archive);
   const std::string head = archive.head();
 
   // Not skipped as cosmetic: archived at raw/news/not-a-feed (docs/not-a-feed.md), a failure.

@@ -30,6 +30,21 @@ inline nlohmann::json status_json(const CliArchive& archive, const std::string& 
   return doc["sources"][0];
 }
 
+/// `poll --force` with a 5-second timeout and any extra arguments; its result as it came.
+inline RunResult poll_forced(const CliArchive& archive, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"poll", "--force", "--timeout", "5s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return archive(args);
+}
+
+/// `poll --force`, which must exit 0 (its output shown when it does not).
+inline RunResult poll_ok(const CliArchive& archive) {
+  auto r = poll_forced(archive);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
 /// `feeddiff status NAME`, its text line.
 inline std::string status_text(const CliArchive& archive, const std::string& name) {
   auto r = archive({"status", name});

@@ -9,7 +9,7 @@ using namespace feeddiff::test;
 
 namespace {
 
-std::string feed_of(const std::vector<std::string>& titles) {
+std::string numbered_feed(const std::vector<std::string>& titles) {
   std::string body =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\"><channel>"
       "<title>Feed</title><link>http://example.com/</link><description>d</description>\n";
@@ -17,12 +17,6 @@ std::string feed_of(const std::vector<std::string>& titles) {
     body += "<item><title>" + titles[i] + "</title><guid>item-" + std::to_string(i) +
             "</guid></item>\n";
   return body + "</channel></rss>\n";
-}
-
-void poll_now(const CliArchive& archive) {
-  auto r = archive({"poll", "--force", "--timeout", "5s"});
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
 }
 
 std::size_t hook_runs(const std::string& dir) {
@@ -33,7 +27,7 @@ std::size_t hook_runs(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("a punctuation-only change is committed, marked minor, and runs no hook", "[poll]") {
-  std::string body = feed_of({"Hello world", "Second item"});
+  std::string body = numbered_feed({"Hello world", "Second item"});
   HttpServer server = serve_changing(&body);
   CliArchive archive("minor");
   const std::string hooks = make_temp_dir("minor-hook");
@@ -48,12 +42,12 @@ TEST_CASE("a punctuation-only change is committed, marked minor, and runs no hoo
                     "feeddiff.toml"})
               .exit_code == 0);
   trust_all_hooks(archive);
-  poll_now(archive);
+  poll_ok(archive);
   CHECK(hook_runs(hooks) == 1);  // the first version is news
 
-  body = feed_of({"Hello, world!", "Second item"});
+  body = numbered_feed({"Hello, world!", "Second item"});
   const int before = commit_count(archive);
-  poll_now(archive);
+  poll_ok(archive);
   CHECK(commit_count(archive) == before + 1);  // kept: nothing is lost
   CHECK(hook_runs(hooks) == 1);
 
@@ -70,8 +64,8 @@ TEST_CASE("a punctuation-only change is committed, marked minor, and runs no hoo
         std::string::npos);
 
   // A word that changes is news.
-  body = feed_of({"Hello, world!", "Second thing"});
-  poll_now(archive);
+  body = numbered_feed({"Hello, world!", "Second thing"});
+  poll_ok(archive);
   CHECK(hook_runs(hooks) == 2);
   CHECK(archive({"show"}).out.find("minor") == std::string::npos);
 
@@ -82,7 +76,7 @@ TEST_CASE("a punctuation-only change is committed, marked minor, and runs no hoo
               .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "minor",
                     "feeddiff.toml"})
               .exit_code == 0);
-  body = feed_of({"Hello, world!", "Second thing."});
-  poll_now(archive);
+  body = numbered_feed({"Hello, world!", "Second thing."});
+  poll_ok(archive);
   CHECK(hook_runs(hooks) == 3);
 }

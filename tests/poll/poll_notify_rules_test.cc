@@ -40,14 +40,7 @@ void add_news(const CliArchive& archive, const std::string& url, const std::stri
                "/log'\"\n" + rules);
 }
 
-RunResult poll_now(const CliArchive& archive) {
-  auto r = archive({"poll", "--force", "--timeout", "5s"});
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return r;
-}
-
-std::vector<std::string> hook_log(const std::string& hooks) {
+std::vector<std::string> hook_lines(const std::string& hooks) {
   std::vector<std::string> out;
   if (!std::filesystem::exists(hooks + "/log")) return out;
   const std::string text = slurp(hooks + "/log");
@@ -68,27 +61,27 @@ TEST_CASE("a title-only rule does not fire on a content edit and fires on a titl
   CliArchive archive("rules-title");
   const std::string hooks = make_temp_dir("rules-title-hook");
   add_news(archive, server.url("/feed"), hooks, "fields = [\"title\"]\n");
-  poll_now(archive);  // the first version: every item added, no title changed
-  CHECK(hook_log(hooks).empty());
+  poll_ok(archive);  // the first version: every item added, no title changed
+  CHECK(hook_lines(hooks).empty());
 
   body = feed_of({{"a", "First", "body one, edited"}, {"b", "Second", "body two"}});
-  poll_now(archive);
+  poll_ok(archive);
   const std::string content_edit = archive.head().substr(0, 40);
-  CHECK(hook_log(hooks).empty());
+  CHECK(hook_lines(hooks).empty());
 
   // An added item is no title change either.
   body = feed_of(
       {{"c", "Third", "new"}, {"a", "First", "body one, edited"}, {"b", "Second", "body two"}});
-  poll_now(archive);
-  CHECK(hook_log(hooks).empty());
+  poll_ok(archive);
+  CHECK(hook_lines(hooks).empty());
 
   body = feed_of({{"c", "Third", "new"},
                   {"a", "First, retitled", "body one, edited"},
                   {"b", "Second", "body two"}});
-  poll_now(archive);
+  poll_ok(archive);
   const std::string title_edit = archive.head().substr(0, 40);
   REQUIRE(title_edit != content_edit);
-  CHECK(hook_log(hooks) == std::vector<std::string>{title_edit});
+  CHECK(hook_lines(hooks) == std::vector<std::string>{title_edit});
 }
 
 TEST_CASE("kinds picks the item changes that notify: only added items", "[poll][notify]") {
@@ -97,19 +90,19 @@ TEST_CASE("kinds picks the item changes that notify: only added items", "[poll][
   CliArchive archive("rules-kinds");
   const std::string hooks = make_temp_dir("rules-kinds-hook");
   add_news(archive, server.url("/feed"), hooks, "kinds = [\"added\"]\n");
-  poll_now(archive);  // the first version: its items are added
+  poll_ok(archive);  // the first version: its items are added
   const std::string first = archive.head().substr(0, 40);
-  CHECK(hook_log(hooks) == std::vector<std::string>{first});
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first});
 
   body = feed_of({{"a", "First, edited", "x"}});  // changed only
-  poll_now(archive);
+  poll_ok(archive);
   body = feed_of({});  // removed only
-  poll_now(archive);
-  CHECK(hook_log(hooks).size() == 1);
+  poll_ok(archive);
+  CHECK(hook_lines(hooks).size() == 1);
 
   body = feed_of({{"n", "New", "y"}});
-  poll_now(archive);
-  CHECK(hook_log(hooks) == std::vector<std::string>{first, archive.head().substr(0, 40)});
+  poll_ok(archive);
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first, archive.head().substr(0, 40)});
 }
 
 TEST_CASE("a match rule notifies only for items whose title or text holds the words",
@@ -120,27 +113,27 @@ TEST_CASE("a match rule notifies only for items whose title or text holds the wo
   const std::string hooks = make_temp_dir("rules-match-hook");
   add_news(archive, server.url("/feed"), hooks,
            "kinds = [\"added\"]\nmatch = [\"security\", \"CVE-\"]\n");
-  poll_now(archive);
-  CHECK(hook_log(hooks).empty());  // no item of the first version matches
+  poll_ok(archive);
+  CHECK(hook_lines(hooks).empty());  // no item of the first version matches
 
   body = feed_of({{"b", "Weekly digest", "more of the same"}, {"a", "Release notes", "x"}});
-  poll_now(archive);
-  CHECK(hook_log(hooks).empty());
+  poll_ok(archive);
+  CHECK(hook_lines(hooks).empty());
 
   // In the text, markup stripped, letters compared without case.
   body = feed_of({{"c", "Update 2.4", "fixes &lt;b&gt;cve-&lt;/b&gt;2026-0001"},
                   {"b", "Weekly digest", "more of the same"},
                   {"a", "Release notes", "x"}});
-  poll_now(archive);
+  poll_ok(archive);
   const std::string in_text = archive.head().substr(0, 40);
-  CHECK(hook_log(hooks) == std::vector<std::string>{in_text});
+  CHECK(hook_lines(hooks) == std::vector<std::string>{in_text});
 
   body = feed_of({{"d", "SECURITY advisory", "read it"},
                   {"c", "Update 2.4", "fixes &lt;b&gt;cve-&lt;/b&gt;2026-0001"},
                   {"b", "Weekly digest", "more of the same"},
                   {"a", "Release notes", "x"}});
-  poll_now(archive);
-  CHECK(hook_log(hooks) == std::vector<std::string>{in_text, archive.head().substr(0, 40)});
+  poll_ok(archive);
+  CHECK(hook_lines(hooks) == std::vector<std::string>{in_text, archive.head().substr(0, 40)});
 }
 
 TEST_CASE("after = 2 does not fire for an A-B-A flip and fires once for a change that stays",
@@ -153,33 +146,33 @@ TEST_CASE("after = 2 does not fire for an A-B-A flip and fires once for a change
   const std::string hooks = make_temp_dir("rules-after-hook");
   add_news(archive, server.url("/feed"), hooks, "after = 2\n");
 
-  poll_now(archive);  // the first version, held
+  poll_ok(archive);  // the first version, held
   const std::string first = archive.head().substr(0, 40);
-  CHECK(hook_log(hooks).empty());
-  poll_now(archive);  // still so: notified
-  CHECK(hook_log(hooks) == std::vector<std::string>{first});
+  CHECK(hook_lines(hooks).empty());
+  poll_ok(archive);  // still so: notified
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first});
 
   // A-B-A: B is recorded and held; A comes back (lastBuildDate moved on, so it is a new
   // version, not a byte-identical one) before the second poll: nothing is notified.
   body = feed_of(b, "Tue");
-  poll_now(archive);
+  poll_ok(archive);
   const std::string flip = archive.head().substr(0, 40);
   body = feed_of(a, "Wed");
-  auto back = poll_now(archive);
+  auto back = poll_ok(archive);
   CHECK_THAT(back.out, Catch::Contains(flip.substr(0, 7) + " reverted within 2 polls"));
-  poll_now(archive);
-  CHECK(hook_log(hooks) == std::vector<std::string>{first});
+  poll_ok(archive);
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first});
   CHECK_THAT(status_text(archive, "news"),
              Catch::Contains("last held change " + flip.substr(0, 7) + " reverted after 1 poll"));
   CHECK(status_json(archive, "news")["held_notifications"] == 0);
 
   // A change that stays: held at its poll, notified at the next, once.
   body = feed_of(b, "Thu");
-  poll_now(archive);
+  poll_ok(archive);
   const std::string stays = archive.head().substr(0, 40);
   CHECK(status_json(archive, "news")["held_notifications"] == 1);
-  CHECK(hook_log(hooks) == std::vector<std::string>{first});
-  poll_now(archive);
-  poll_now(archive);
-  CHECK(hook_log(hooks) == std::vector<std::string>{first, stays});
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first});
+  poll_ok(archive);
+  poll_ok(archive);
+  CHECK(hook_lines(hooks) == std::vector<std::string>{first, stays});
 }

@@ -37,12 +37,6 @@ const std::string kTuesday = "Tue, 06 Oct 2026 05:00:00 GMT";
 // Adds source `news`, appends `toml` to feeddiff.toml, commits it and trusts its hooks (a
 // hand edit, which runs only once this machine consents: tests/cli/trust_test.cc).
 
-RunResult poll_now(const CliArchive& archive, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"poll", "--force", "--timeout", "5s"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return archive(args);
-}
-
 // The source's object in .git/feeddiff/state.json.
 nlohmann::json state_of(const CliArchive& archive, const std::string& name) {
   auto doc = nlohmann::json::parse(slurp(archive.dir() + "/.git/feeddiff/state.json"));
@@ -79,12 +73,12 @@ TEST_CASE(
   add_news(archive, server.url("/feed"),
            "\n[sources.news.notify]\nexec = \"" + recording_hook(hooks) + "\"\n");
 
-  auto first = poll_now(archive);
+  auto first = poll_forced(archive);
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
   const std::string added = archive.head().substr(0, 40);
   body = feed(kTuesday, {"one", "two changed", "three"});
-  auto second = poll_now(archive);
+  auto second = poll_forced(archive);
   INFO(second.out << second.err);
   REQUIRE(second.exit_code == 0);
   const std::string changed = archive.head().substr(0, 40);
@@ -116,7 +110,7 @@ TEST_CASE("a hook that fails is reported and kept pending, and the next poll del
                "/log'; test -e '" + hooks + "/ok'\"\n");
   const int commits_before = commit_count(archive);
 
-  auto failing = poll_now(archive);
+  auto failing = poll_forced(archive);
   INFO(failing.out << failing.err);
   CHECK(failing.exit_code == 1);
   const std::string commit = archive.head().substr(0, 40);
@@ -130,13 +124,13 @@ TEST_CASE("a hook that fails is reported and kept pending, and the next poll del
   CHECK(st["last_result"] == "added");
 
   // Still failing: retried (the feed answers 304, no new commit), still pending.
-  auto again = poll_now(archive);
+  auto again = poll_forced(archive);
   CHECK(again.exit_code == 1);
   CHECK(commit_count(archive) == commits_before + 1);
   CHECK(state_of(archive, "news")["pending_notifications"] == nlohmann::json::array({commit}));
 
   spit(hooks + "/ok", "");
-  auto delivered = poll_now(archive);
+  auto delivered = poll_forced(archive);
   INFO(delivered.out << delivered.err);
   CHECK(delivered.exit_code == 0);
   CHECK(delivered.err.empty());
@@ -146,7 +140,7 @@ TEST_CASE("a hook that fails is reported and kept pending, and the next poll del
   CHECK_FALSE(st.contains("notify_error"));
 
   // Delivered means done: the next poll runs nothing.
-  CHECK(poll_now(archive).exit_code == 0);
+  CHECK(poll_forced(archive).exit_code == 0);
   CHECK(lines_of(hook_log(hooks)).size() == 3);
 }
 
@@ -169,7 +163,7 @@ TEST_CASE(
            "\n[notify]\nexec = \"flock '" + lock + "' sleep 600 & while flock -n '" + lock +
                "' true; do :; done; echo $! > '" + hooks + "/child'; wait\"\ntimeout = \"1s\"\n");
 
-  auto r = poll_now(archive);
+  auto r = poll_forced(archive);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("news: notify failed: exec: timed out after 1s, killed") != std::string::npos);
@@ -199,13 +193,13 @@ TEST_CASE("no hook runs for a cosmetic-only change unless cosmetic = true", "[po
   add_news(
       archive, server.url("/feed"),
       "\n[notify]\nexec = \"cat > /dev/null; echo $FEEDDIFF_COMMIT >> '" + hooks + "/log'\"\n");
-  REQUIRE(poll_now(archive).exit_code == 0);
+  REQUIRE(poll_forced(archive).exit_code == 0);
   CHECK(lines_of(hook_log(hooks)).size() == 1);
 
   // Only lastBuildDate moves: a commit (skip_cosmetic is off), no hook.
   body = feed(kTuesday, {"one"});
   const int before = commit_count(archive);
-  REQUIRE(poll_now(archive).exit_code == 0);
+  REQUIRE(poll_forced(archive).exit_code == 0);
   CHECK(commit_count(archive) == before + 1);
   CHECK(lines_of(hook_log(hooks)).size() == 1);
   CHECK_FALSE(state_of(archive, "news").contains("pending_notifications"));
@@ -214,7 +208,7 @@ TEST_CASE("no hook runs for a cosmetic-only change unless cosmetic = true", "[po
   spit(archive.dir() + "/feeddiff.toml",
        slurp(archive.dir() + "/feeddiff.toml") + "\n[sources.news.notify]\ncosmetic = true\n");
   body = feed("Wed, 07 Oct 2026 05:00:00 GMT", {"one"});
-  REQUIRE(poll_now(archive).exit_code == 0);
+  REQUIRE(poll_forced(archive).exit_code == 0);
   CHECK(lines_of(hook_log(hooks)) ==
         std::vector<std::string>{lines_of(hook_log(hooks)).at(0), archive.head().substr(0, 40)});
 }
@@ -232,7 +226,7 @@ TEST_CASE(
   hook_url.insert(hook_url.find("127.0.0.1"), "user:s3cret@");
   add_news(archive, server.url("/feed"), "\n[notify]\nwebhook = \"" + hook_url + "\"\n");
 
-  auto failing = poll_now(archive);
+  auto failing = poll_forced(archive);
   INFO(failing.out << failing.err);
   CHECK(failing.exit_code == 1);
   CHECK(failing.err.find("news: notify failed: webhook: ") != std::string::npos);
@@ -247,7 +241,7 @@ TEST_CASE(
   }
 
   answer = 200;
-  auto ok = poll_now(archive);
+  auto ok = poll_forced(archive);
   INFO(ok.out << ok.err);
   CHECK(ok.exit_code == 0);
   const auto requests = receiver.requests();
@@ -309,7 +303,7 @@ TEST_CASE("poll --digest summarizes what changed, and a hostile title stays iner
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-digest");
   add_news(archive, server.url("/feed"), "");
-  auto first = poll_now(archive, {"--digest", "--quiet"});
+  auto first = poll_forced(archive, {"--digest", "--quiet"});
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
   CHECK(first.out.starts_with("feeddiff: 1 source changed\n\nnews (added, commit "));
@@ -322,7 +316,7 @@ TEST_CASE("poll --digest summarizes what changed, and a hostile title stays iner
       "fdp.exe";
   body = feed(kTuesday, {evil, "stays", "arrives"});
   body.replace(body.find("<guid>item-2</guid>"), 19, "<guid>item-3</guid>");
-  auto r = poll_now(archive, {"--digest", "--quiet"});
+  auto r = poll_forced(archive, {"--digest", "--quiet"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const std::string commit = archive.head().substr(0, 7);
@@ -340,7 +334,7 @@ TEST_CASE("poll --digest summarizes what changed, and a hostile title stays iner
     CHECK(r.out.find(raw) == std::string::npos);
 
   // Nothing changed: the digest says nothing (cron mails nothing).
-  auto quiet = poll_now(archive, {"--digest", "--quiet"});
+  auto quiet = poll_forced(archive, {"--digest", "--quiet"});
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.out.empty());
 }

@@ -11,7 +11,7 @@ using namespace feeddiff::test;
 
 namespace {
 
-std::string feed_of(const std::vector<std::string>& titles) {
+std::string titled_feed(const std::vector<std::string>& titles) {
   std::string body =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\"><channel>"
       "<title>Feed</title><link>http://example.com/</link><description>d</description>\n";
@@ -38,7 +38,7 @@ std::vector<std::string> lines(const std::string& text) {
 
 TEST_CASE("a failing hook and its kept notifications are shown by status and status --json",
           "[poll]") {
-  std::string body = feed_of({"one"});
+  std::string body = titled_feed({"one"});
   HttpServer server = serve_changing(&body);
   CliArchive archive("status-hook-failing");
   add_news(archive, server.url("/feed"),
@@ -67,7 +67,7 @@ TEST_CASE("a failing hook and its kept notifications are shown by status and sta
 TEST_CASE("hooks stay quiet for a page that is no feed and its restoration, and hear the return",
           "[poll]") {
   std::mutex mutex;
-  std::string body = feed_of({"one", "two"});
+  std::string body = titled_feed({"one", "two"});
   HttpServer server([&](const RecordedRequest&) {
     std::lock_guard<std::mutex> lock(mutex);
     return Reply{.body = body};
@@ -87,13 +87,13 @@ TEST_CASE("hooks stay quiet for a page that is no feed and its restoration, and 
   REQUIRE(poll().exit_code == 0);  // added: heard
   serve("<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>");
   CHECK(poll().exit_code == 1);  // not a feed: not heard
-  serve(feed_of({"one", "two"}));
+  serve(titled_feed({"one", "two"}));
   auto restored = poll();
   INFO(restored.out << restored.err);
   CHECK(restored.out.find("news: restored") != std::string::npos);  // not heard
   serve("");
   CHECK(poll().exit_code == 1);  // an empty body: not heard
-  serve(feed_of({"three", "one", "two"}));
+  serve(titled_feed({"three", "one", "two"}));
   REQUIRE(poll().exit_code == 0);  // the return: heard, with one item added
   const auto heard = lines(slurp(dir + "/log"));
   INFO(slurp(dir + "/log"));

@@ -83,10 +83,10 @@ TEST_CASE("the change page lists the items and the diff before the recorded head
   // The HTML page folds the headers; JSON keeps every row, the unsent ones as null.
   CHECK(render_html(view, options).find("<details>\n<summary><h2>Recorded headers") !=
         std::string::npos);
-  const std::string json = render_json(view, options);
-  const auto age = json.find("\"name\": \"age\"");
+  const std::string page_json = render_json(view, options);
+  const auto age = page_json.find("\"name\": \"age\"");
   REQUIRE(age != std::string::npos);
-  CHECK(json.substr(age, 60).find("\"value\": null") != std::string::npos);
+  CHECK(page_json.substr(age, 60).find("\"value\": null") != std::string::npos);
 }
 
 TEST_CASE("the markdown header table has a header row of its own", "[render]") {
