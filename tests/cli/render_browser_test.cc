@@ -69,15 +69,19 @@ std::pair<unsigned, unsigned> png_size(const std::string& png) {
   return {be32(16), be32(20)};
 }
 
+// A screenshot of the page at this window size; with dom, the same run's --dump-dom too (a
+// browser start costs seconds of CPU, so one run does both).
 std::string screenshot(const std::string& file, const std::string& name, unsigned width,
-                       unsigned height) {
+                       unsigned height, std::string* dom = nullptr) {
   const auto dir = std::filesystem::path(FEEDDIFF_TEST_TMP).parent_path() / "screenshots";
   std::filesystem::create_directories(dir);
   const std::string png = (dir / name).string();
   std::filesystem::remove(png);
-  chromium({"--screenshot=" + png,
-            "--window-size=" + std::to_string(width) + "," + std::to_string(height)},
-           file);
+  std::vector<std::string> args = {"--screenshot=" + png, "--window-size=" + std::to_string(width) +
+                                                              "," + std::to_string(height)};
+  if (dom) args.push_back("--dump-dom");
+  auto r = chromium(args, file);
+  if (dom) *dom = r.out;
   const std::string bytes = slurp(png);
   CHECK(png_size(bytes) == std::make_pair(width, height));
   return png;
@@ -278,10 +282,11 @@ TEST_CASE("headless Chromium renders a change page on a desktop and on a phone",
               .exit_code == 0);
   const std::string page =
       html_archive_page(dir, {"show", "--format", "html", "--max-lines", "60"}, "change.html");
-  screenshot(page, "change-desktop.png", 1280, 1600);
+  std::string desktop_dom;
+  screenshot(page, "change-desktop.png", 1280, 1600, &desktop_dom);
   screenshot(page, "change-phone.png", 390, 1600);
 
-  const auto dom = parse_dom(dump_dom(page));
+  const auto dom = parse_dom(desktop_dom);
   check_inert(*dom, "change page");
   const auto h1 = dom->find([](const Node& n) { return n.name == "h1"; });
   REQUIRE(h1.size() == 1);
@@ -305,10 +310,11 @@ TEST_CASE("headless Chromium renders the site's index and a source's page", "[cl
   auto r = run_feeddiff({"-C", dir, "site", site});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  screenshot(site + "/index.html", "site-index-desktop.png", 1280, 900);
+  std::string index_dom;
+  screenshot(site + "/index.html", "site-index-desktop.png", 1280, 900, &index_dom);
   screenshot(site + "/index.html", "site-index-phone.png", 390, 900);
   screenshot(site + "/sources/openai-research.html", "site-source-desktop.png", 1280, 900);
-  const auto dom = parse_dom(dump_dom(site + "/index.html"));
+  const auto dom = parse_dom(index_dom);
   check_inert(*dom, "index");
   // Every link of the index leads to a file of the site, so it works from file://.
   const auto links = dom->find([](const Node& n) { return n.name == "a"; });
