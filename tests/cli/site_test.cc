@@ -2,7 +2,7 @@
 // page is there and every link leads to a file; a second run writes nothing; after one more
 // change a run rewrites only that change's page and artifact, its source's page and feed and
 // the newest history pages it landed on, the index and the Atom feed. Over a generated archive
-// of 1,000 changes: history pages of kSitePageSize changes, every change reachable from the
+// of 260 changes: history pages of kSitePageSize changes, every change reachable from the
 // index, one more commit rewrites only what it touched, and a reset gives a correct site.
 
 #include <catch2/catch.hpp>
@@ -70,8 +70,11 @@ struct SiteRun {
   bool full = false;
 };
 
-SiteRun run_site(const std::string& archive, const std::string& out) {
-  auto r = run_feeddiff({"-C", archive, "site", out});
+SiteRun run_site(const std::string& archive, const std::string& out,
+                 const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"-C", archive, "site", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_feeddiff(args);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::smatch m;
@@ -458,82 +461,87 @@ TEST_CASE("a site whose raw copies kept their own names loses them on its next r
 }
 
 TEST_CASE(
-    "site pages a generated archive of 1,000 changes and a run after one commit writes "
-    "only what it touched",
+    "site pages a generated archive of 260 changes and a run after one commit writes only what "
+    "it touched",
     "[cli]") {
+  // 260 changes of two sources, alternating: every page boundary the site has (full history
+  // pages and a part page, a source's full pages and its part page, the Atom feed cut at its
+  // bound) at the smallest size that shows each; bench/scale measures site at 10k and more.
   const std::string archive = make_temp_dir("site-scale") + "/archive";
   auto generated = run({"python3", std::string(FEEDDIFF_SOURCE_DIR) + "/bench/scale/generate",
-                        archive, "--changes", "1000", "--sources", "8"});
+                        archive, "--changes", "260", "--sources", "2"});
   INFO(generated.err);
   REQUIRE(generated.exit_code == 0);
   const auto changes_in_git = [&] {
     return line_set(run({"git", "-C", archive, "log", "--format=%H", "--", "raw/"}).out);
   };
-  REQUIRE(changes_in_git().size() == 1000);
+  REQUIRE(changes_in_git().size() == 260);
   const std::string site = make_temp_dir("site-scale-out") + "/public";
+  // The Atom feed's bound, made smaller than the archive (every run passes the same one).
+  const std::vector<std::string> feed_bound = {"--feed-entries", "100"};
 
-  const SiteRun first = run_site(archive, site);
+  const SiteRun first = run_site(archive, site, feed_bound);
   CHECK(first.full);
-  CHECK(first.rendered == 1000);
-  // 1,000 changes: 20 full pages of the archive's history; each of the 8 sources has 125,
-  // two full pages and a third of 25. Page 1 holds the oldest. (The size that shows every
-  // page boundary; bench/scale measures site at 10k and more.)
-  for (int n = 1; n <= 20; ++n)
+  CHECK(first.rendered == 260);
+  // Five full pages of the archive's history and a sixth of 10; each source has 130 changes,
+  // two full pages and a third of 30. Page 1 holds the oldest.
+  for (int n = 1; n <= 5; ++n)
     CHECK(rows_on(site + "/history/" + std::to_string(n) + ".html") == 50);
-  CHECK_FALSE(fs::exists(site + "/history/21.html"));
+  CHECK(rows_on(site + "/history/6.html") == 10);
+  CHECK_FALSE(fs::exists(site + "/history/7.html"));
   CHECK(rows_on(site + "/sources/feed-0/1.html") == 50);
-  CHECK(rows_on(site + "/sources/feed-5/2.html") == 50);
-  CHECK(rows_on(site + "/sources/feed-7/3.html") == 25);
-  CHECK_FALSE(fs::exists(site + "/sources/feed-7/4.html"));
+  CHECK(rows_on(site + "/sources/feed-0/2.html") == 50);
+  CHECK(rows_on(site + "/sources/feed-1/3.html") == 30);
+  CHECK_FALSE(fs::exists(site + "/sources/feed-1/4.html"));
   const std::string oldest =
       run({"git", "-C", archive, "log", "--reverse", "--format=%H", "--", "raw/"})
           .out.substr(0, 40);
   CHECK(slurp(site + "/history/1.html").find(oldest) != std::string::npos);
   // The index, the source pages and the Atom feed are bounded.
-  CHECK(rows_on(site + "/sources/feed-7.html") == 50);
+  CHECK(rows_on(site + "/sources/feed-1.html") == 50);
   const std::string atom = slurp(site + "/feed.atom");
   std::size_t entries = 0;
   for (std::size_t at = 0; (at = atom.find("<entry>", at)) != std::string::npos; ++at) ++entries;
-  CHECK(entries == 500);
+  CHECK(entries == 100);
   // Every change page is reachable from the index, and there is no other.
   CHECK(reachable_changes(site) == changes_in_git());
   std::size_t pages = 0;
   for (const auto& entry : fs::directory_iterator(site + "/changes"))
     pages += entry.is_regular_file();
-  CHECK(pages == 1000);
+  CHECK(pages == 260);
 
-  // One more change of feed-7 (its 126th, the archive's 1,001st).
+  // One more change of feed-1 (its 131st, the archive's 261st).
   {
     auto opened = Archive::open(archive);
     REQUIRE(opened);
-    auto body = opened->read_head("raw/feed-7/response.xml");
+    auto body = opened->read_head("raw/feed-1/response.xml");
     REQUIRE(body);
     REQUIRE(*body);
     CommitRequest request;
     request.message =
-        "feed-7: changed (1 bytes, HTTP 200)\n\nSource: feed-7\nObserved-At: "
+        "feed-1: changed (1 bytes, HTTP 200)\n\nSource: feed-1\nObserved-At: "
         "2026-01-01T00:00:00.000Z\nStatus: 200\n";
     request.author_time = request.commit_time = *parse_iso8601("2026-01-01T00:00:00Z");
-    request.files.push_back({"raw/feed-7/response.xml", **body + "<!-- one more -->\n"});
+    request.files.push_back({"raw/feed-1/response.xml", **body + "<!-- one more -->\n"});
     REQUIRE(opened->commit(request));
   }
   const std::string new_head = run({"git", "-C", archive, "rev-parse", "HEAD"}).out.substr(0, 40);
   const auto before = mtimes(site);
-  const SiteRun second = run_site(archive, site);
+  const SiteRun second = run_site(archive, site, feed_bound);
   CHECK_FALSE(second.full);
   CHECK(second.rendered == 1);
   const std::set<std::string> expected = {"changes/" + new_head + ".html",
                                           "raw/" + new_head + "/response.xml.txt",
-                                          "sources/feed-7.html",
-                                          "sources/feed-7/feed.atom",
-                                          "sources/feed-7/3.html",
-                                          "history/21.html",
+                                          "sources/feed-1.html",
+                                          "sources/feed-1/feed.atom",
+                                          "sources/feed-1/3.html",
+                                          "history/6.html",
                                           "index.html",
                                           "feed.atom"};
   CHECK(touched_pages(before, mtimes(site)) == expected);
   CHECK(second.written == expected.size());
-  CHECK(rows_on(site + "/history/21.html") == 1);
-  CHECK(rows_on(site + "/sources/feed-7/3.html") == 26);
+  CHECK(rows_on(site + "/history/6.html") == 11);
+  CHECK(rows_on(site + "/sources/feed-1/3.html") == 31);
   CHECK(reachable_changes(site) == changes_in_git());
 
   // A user's reset drops that commit and two more: the run notices the tip left the branch,
@@ -542,7 +550,7 @@ TEST_CASE(
   const std::set<std::string> dropped =
       line_set(run({"git", "-C", archive, "log", "-3", "--format=%H"}).out);
   REQUIRE(run({"git", "-C", archive, "reset", "-q", "--hard", "HEAD~3"}).exit_code == 0);
-  const SiteRun third = run_site(archive, site);
+  const SiteRun third = run_site(archive, site, feed_bound);
   CHECK(third.full);
   CHECK(third.rendered == 0);
   CHECK(reachable_changes(site) == changes_in_git());
@@ -550,13 +558,15 @@ TEST_CASE(
     CHECK_FALSE(fs::exists(site + "/changes/" + id + ".html"));
     CHECK_FALSE(fs::exists(site + "/raw/" + id));
   }
-  CHECK(rows_on(site + "/history/20.html") == 48);
-  CHECK_FALSE(fs::exists(site + "/history/21.html"));
-  // The generator's last change was feed-7's 125th, so the reset took two of feed-7's.
-  CHECK(rows_on(site + "/sources/feed-7/3.html") == 24);
+  CHECK(rows_on(site + "/history/6.html") == 8);
+  CHECK_FALSE(fs::exists(site + "/history/7.html"));
+  // The generator's last change was feed-1's 130th, so the reset took two of feed-1's and
+  // feed-0's 130th.
+  CHECK(rows_on(site + "/sources/feed-1/3.html") == 29);
+  CHECK(rows_on(site + "/sources/feed-0/3.html") == 29);
 
   // And the next commit after the reset is an ordinary incremental run again.
-  const SiteRun fourth = run_site(archive, site);
+  const SiteRun fourth = run_site(archive, site, feed_bound);
   CHECK_FALSE(fourth.full);
   CHECK(fourth.written == 0);
 }
