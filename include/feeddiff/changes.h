@@ -248,6 +248,12 @@ struct FeedRules {
 FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
                      const std::string& source);
 
+/// Whether feeddiff.toml at that commit names the source (false when it has no such file or
+/// the file does not parse). Like feed_rules, answered from the cache once the file's version
+/// has been read.
+bool configures_source(const Archive& archive, const std::string& commit_id,
+                       const std::string& source);
+
 /// Marks an item diff of a source's version with what the earlier versions tell: added items
 /// an earlier version held become reappeared, and a body byte-identical to an earlier version
 /// (not the previous one) sets reverted_to. Without a SourceVersions, reads one and keeps it

@@ -19,15 +19,18 @@
 namespace feeddiff {
 namespace {
 
-/// The rules of every source that has any; a source not named has none.
+/// Every source the file configures, with its rules (empty when it has none).
 using RulesBySource = std::map<std::string, FeedRules, std::less<>>;
 
-// The cached form, one line per fact, tab-separated: `s NAME` opens a source, then `i FIELD`
-// (ignored), `w` (whitespace), `p` (punctuation), `f FIELD` (insignificant field) and `m N`
+// The cached form, one line per fact, tab-separated: `s NAME` opens a source (every source
+// the file names has one, so that `show WORD` learns whether WORD is a source from it), then `i
+// FIELD` (ignored), `w` (whitespace), `p` (punctuation), `f FIELD` (insignificant field) and `m N`
 // (min_words); `end` closes it, so a value cut short is no value.
-constexpr std::string_view kHeader = "feeddiff rules 1";
+constexpr std::string_view kHeader = "feeddiff rules 2";
 
-bool plain(std::string_view s) { return s.find_first_of("\t\n\r") == std::string_view::npos; }
+bool plain(std::string_view s) {
+  return s.find_first_of("\t\n\r") == std::string_view::npos;
+}
 
 /// The cached form, or nullopt when a name or field holds a tab or a line break (such a
 /// file is parsed each time: rare, and never wrong).
@@ -108,8 +111,7 @@ Insignificant to_insignificant(const InsignificantRules& rules) {
 RulesBySource rules_of(const Config& config) {
   RulesBySource out;
   for (const SourceConfig& s : config.sources) {
-    FeedRules r{s.ignore, to_insignificant(insignificant_rules(config, s))};
-    if (!r.ignore.empty() || r.insignificant.any()) out.emplace(s.name, std::move(r));
+    out.emplace(s.name, FeedRules{s.ignore, to_insignificant(insignificant_rules(config, s))});
   }
   return out;
 }
@@ -134,8 +136,12 @@ std::shared_ptr<const RulesBySource> load_rules(const Archive& archive, const st
 
 }  // namespace
 
-FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
-                     const std::string& source) {
+namespace {
+
+/// The sources of feeddiff.toml as the commit has it, with their rules; nullptr when the
+/// commit has no such file.
+std::shared_ptr<const RulesBySource> rules_at(const Archive& archive,
+                                              const std::string& commit_id) {
   // `site` and `log` ask for the rules of every change, and feeddiff.toml changes only when a
   // source is added, removed or edited: the last version's rules stay in memory. Guarded: a
   // caller may use threads.
@@ -143,20 +149,32 @@ FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
   static std::string memo_blob;
   static std::shared_ptr<const RulesBySource> memo_rules;
   auto blob = archive.blob_id(commit_id, "feeddiff.toml");
-  if (!blob || !*blob) return {};
-  std::shared_ptr<const RulesBySource> rules;
+  if (!blob || !*blob) return nullptr;
   {
     const std::lock_guard<std::mutex> lock(memo_mutex);
-    if (memo_blob == **blob) rules = memo_rules;
+    if (memo_blob == **blob) return memo_rules;
   }
-  if (!rules) {
-    rules = load_rules(archive, **blob);
-    const std::lock_guard<std::mutex> lock(memo_mutex);
-    memo_blob = **blob;
-    memo_rules = rules;
-  }
+  auto rules = load_rules(archive, **blob);
+  const std::lock_guard<std::mutex> lock(memo_mutex);
+  memo_blob = **blob;
+  memo_rules = rules;
+  return rules;
+}
+
+}  // namespace
+
+FeedRules feed_rules(const Archive& archive, const std::string& commit_id,
+                     const std::string& source) {
+  const auto rules = rules_at(archive, commit_id);
+  if (!rules) return {};
   const auto it = rules->find(source);
   return it == rules->end() ? FeedRules{} : it->second;
+}
+
+bool configures_source(const Archive& archive, const std::string& commit_id,
+                       const std::string& source) {
+  const auto rules = rules_at(archive, commit_id);
+  return rules && rules->find(source) != rules->end();
 }
 
 }  // namespace feeddiff

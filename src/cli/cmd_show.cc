@@ -35,15 +35,11 @@ struct ShowOptions {
   bool normalized = false;
 };
 
-// Whether feeddiff.toml on the branch names a source so.
+// Whether feeddiff.toml on the branch names a source so (from the cache of its sources, so
+// that `show HEAD` neither reads nor parses a file of thousands of sources to learn it).
 bool configured_source(const Archive& archive, const std::string& name) {
-  auto toml = archive.read_head("feeddiff.toml");
-  if (!toml || !*toml) return false;
-  // A name the file does not spell is no source of it: `show HEAD` need not parse a file of
-  // thousands of sources (10 ms at 1,000) to learn that.
-  if ((*toml)->find(name) == std::string::npos) return false;
-  auto config = parse_config(**toml);
-  return config && config->find(name) != nullptr;
+  auto head = archive.resolve("HEAD");
+  return head && configures_source(archive, head->id, name);
 }
 
 // What `show WORD` means: a revision when WORD resolves as one, else the source WORD (its

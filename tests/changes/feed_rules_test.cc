@@ -75,18 +75,23 @@ TEST_CASE("a source's rules are read from feeddiff.toml at the commit and kept b
   CHECK_FALSE(blog.insignificant.any());
   CHECK_FALSE(feed_rules(archive, commit, "absent").insignificant.any());
 
-  // The file's rules are cached under its blob id, the source without rules left out.
+  CHECK(configures_source(archive, commit, "news"));
+  CHECK(configures_source(archive, commit, "blog"));
+  CHECK_FALSE(configures_source(archive, commit, "absent"));
+
+  // The file's sources and rules are cached under its blob id: blog, which has no rules,
+  // by its name alone.
   const auto cached = archive.cache_read("rules/" + blob);
   REQUIRE(cached);
-  CHECK(cached->starts_with("feeddiff rules 1\n"));
-  CHECK(cached->find("s\tnews\n") != std::string::npos);
-  CHECK(cached->find("blog") == std::string::npos);
+  CHECK(cached->starts_with("feeddiff rules 2\n"));
+  CHECK(cached->find("s\tblog\ns\tnews\ni\tguid\n") != std::string::npos);
   CHECK(cached->ends_with("\nend\n"));
 }
 
-TEST_CASE("a cached rules entry is what a later read answers from, and a damaged one is parsed "
-          "again",
-          "[changes]") {
+TEST_CASE(
+    "a cached rules entry is what a later read answers from, and a damaged one is parsed "
+    "again",
+    "[changes]") {
   RecordedArchive recorded("feed-rules-cache", {"blog"});
   Archive archive = recorded.open();
   TimeMs when = *parse_iso8601("2025-02-01T00:00:00Z");
@@ -95,15 +100,16 @@ TEST_CASE("a cached rules entry is what a later read answers from, and a damaged
   // not parsed (the entry here says min_words 9; the file says 5).
   const std::string second = toml_with_rules(5, false);
   const std::string second_blob = blob_id_of(second);
-  archive.cache_write("rules/" + second_blob, "feeddiff rules 1\ns\tnews\nm\t9\nend\n");
+  archive.cache_write("rules/" + second_blob, "feeddiff rules 2\ns\tnews\nm\t9\nend\n");
   const auto [commit_b, blob_b] = commit_toml(archive, second, when += 60'000);
   REQUIRE(blob_b == second_blob);
   CHECK(feed_rules(archive, commit_b, "news").insignificant.min_words == 9);
+  CHECK_FALSE(configures_source(archive, commit_b, "blog"));  // the entry names news only
 
   // An entry cut short (no `end`) is no entry: the file is parsed and the entry rewritten.
   const std::string third = toml_with_rules(6, true);
   const std::string third_blob = blob_id_of(third);
-  archive.cache_write("rules/" + third_blob, "feeddiff rules 1\ns\tnews\nm\t9\n");
+  archive.cache_write("rules/" + third_blob, "feeddiff rules 2\ns\tnews\nm\t9\n");
   const auto [commit_c, blob_c] = commit_toml(archive, third, when += 60'000);
   const FeedRules rules = feed_rules(archive, commit_c, "news");
   CHECK(rules.insignificant.min_words == 6);
