@@ -488,6 +488,7 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive,
     rules = feed_rules(archive, commit->id, v.source);
     cache_name =
         item_diff_cache_name(chosen->old_blob, chosen->new_blob, rules.ignore, rules.insignificant);
+    remember_summary_key(archive, *commit, chosen->old_blob.empty() ? "first" : cache_name);
     if (!normalized)
       if (auto text = archive.cache_read(cache_name)) cached = decode_item_diff(*text);
   }

@@ -1,7 +1,6 @@
 #include "feeddiff/changes.h"
 
-#include <filesystem>
-#include <system_error>
+#include <fmt/format.h>
 
 #include "changes/changes_internal.h"
 #include "feeddiff/core.h"
@@ -56,12 +55,24 @@ std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo
   const std::string* source = commit.trailer("Source");
   if (!look || !source || !check_source_name(*source)) return std::nullopt;
   // A commit without trailers was written before poll recorded classes; its class can only
-  // come from a summary an earlier command cached. With no summaries cached there is nothing
-  // to find, and the tree diff and rules a key needs would cost more than the whole log.
-  std::error_code ec;
-  if (!std::filesystem::is_directory(archive.cache_dir() + "/items", ec)) return std::nullopt;
-  const auto key = summary_key(archive, commit.id, *source);
+  // come from a summary an earlier command cached, found through the key that command left
+  // for the commit. Finding the key again would diff two trees a commit: more than the whole
+  // of `log -n 10`.
+  const auto key = archive.cache_read(summary_key_entry(commit.id));
   return key ? class_from_key(archive, *key) : std::nullopt;
+}
+
+std::string summary_key_entry(const std::string& commit_id) {
+  // The program's version in the name: another version's summaries are not this one's
+  // (item_diff_cache_name keys them so too).
+  return fmt::format("keys/{}-{:016x}", commit_id, fnv1a64(FEEDDIFF_VERSION));
+}
+
+void remember_summary_key(const Archive& archive, const CommitInfo& commit,
+                          const std::string& key) {
+  if (commit.trailer("Change-Class") || commit.trailer("Summary-Key")) return;
+  const std::string entry = summary_key_entry(commit.id);
+  if (archive.cache_read(entry) != key) archive.cache_write(entry, key);
 }
 
 std::string site_items_label(const CommitInfo& commit, const std::optional<ItemDiff>& items) {

@@ -29,4 +29,12 @@ std::string observed_time(const CommitInfo& commit);
 /// the cache holds none (nothing is normalized).
 std::optional<ChangeClass> class_from_key(const Archive& archive, const std::string& key);
 
+/// The cache entry that keeps the summary key of a commit without class trailers (one poll
+/// wrote before it recorded classes): what `log` reads to name its class.
+std::string summary_key_entry(const std::string& commit_id);
+
+/// Keeps key as the summary key of a commit that has no class trailers (nothing for one that
+/// has: its trailers say its class).
+void remember_summary_key(const Archive& archive, const CommitInfo& commit, const std::string& key);
+
 }  // namespace feeddiff

@@ -152,6 +152,8 @@ TEST_CASE("log reads the class trailers, and an older commit's class from the su
   auto after = feed.archive({"log", "news"});
   CHECK(line_of(after.out, old_style).ends_with(" [items] 1 added"));
   CHECK(line_of(after.out, not_a_feed).find("[not a feed]") != std::string::npos);
+  // And log over every source finds it through the key show left for the commit.
+  CHECK(line_of(feed.archive({"log"}).out, old_style).ends_with(" [items] 1 added"));
 
   auto json = feed.archive({"log", "-n", "3", "--format", "json"});
   const auto doc = nlohmann::json::parse(json.out);
