@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/trust.h"
+#include "feeddiff/notify.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
@@ -44,7 +44,7 @@ std::string when(TimeMs t) {
   return iso;
 }
 
-// What this machine holds back from a source: hooks it has not trusted (cli/trust.h) and
+// What this machine holds back from a source: hooks it has not trusted (notify.h) and
 // credentials given for another origin than its URL's.
 struct Withheld {
   std::vector<std::string> hooks;  // "exec", "webhook": waiting for `feeddiff trust`
