@@ -70,6 +70,54 @@ Withheld withheld(const SourceConfig& source, const std::vector<HookValue>& hook
   return out;
 }
 
+// A permanent redirect seen: how far it is from being adopted.
+void add_redirect_part(const SourceState& st, bool config_dirty, std::vector<std::string>& parts) {
+  if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter)
+    parts.push_back(fmt::format(
+        "permanent redirect to {} seen {} polls in a row, {}", st.pending_redirect,
+        st.pending_redirect_count,
+        config_dirty
+            ? "not adopted while feeddiff.toml has uncommitted changes (commit or undo them)"
+            : "adopted by the next poll that sees it"));
+  else if (!st.pending_redirect.empty())
+    parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
+                                st.pending_redirect, st.pending_redirect_count,
+                                kAdoptRedirectAfter));
+}
+
+// What waits to notify: hooks not trusted here, changes held by `after`, the last that
+// reverted, hooks failing, notifications not delivered yet.
+void add_notify_parts(const SourceState& st, const Withheld& held,
+                      std::vector<std::string>& parts) {
+  if (!held.hooks.empty()) {
+    std::string kinds;
+    for (const auto& k : held.hooks) kinds += (kinds.empty() ? "" : " and ") + k;
+    std::string hook = fmt::format("{} hook{} not trusted on this machine, not run", kinds,
+                                   held.hooks.size() == 1 ? "" : "s");
+    if (!st.pending_notifications.empty())
+      hook += fmt::format(" ({} notification{} kept)", st.pending_notifications.size(),
+                          st.pending_notifications.size() == 1 ? "" : "s");
+    parts.push_back(hook + ": see `feeddiff trust`");
+  }
+  if (!st.held_notifications.empty())
+    parts.push_back(fmt::format("{} change{} held by notify's `after` (notified once {} still so)",
+                                st.held_notifications.size(),
+                                st.held_notifications.size() == 1 ? "" : "s",
+                                st.held_notifications.size() == 1 ? "it is" : "they are"));
+  if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
+  // Hooks that failed are retried by every poll until they succeed; until then, here.
+  if (!st.notify_error.empty())
+    parts.push_back(
+        fmt::format("hooks failing: {} ({} notification{} kept, retried by the next "
+                    "poll)",
+                    st.notify_error, st.pending_notifications.size(),
+                    st.pending_notifications.size() == 1 ? "" : "s"));
+  else if (!st.pending_notifications.empty() && held.hooks.empty())
+    parts.push_back(fmt::format("{} notification{} not delivered yet, retried by the next poll",
+                                st.pending_notifications.size(),
+                                st.pending_notifications.size() == 1 ? "" : "s"));
+}
+
 // The pieces of one source's line, in reading order. config_dirty: feeddiff.toml has
 // uncommitted changes, which hold back the adoption of a redirect (see poll).
 std::string status_line(const SourceConfig& source, const SourceState& st, TimeMs now,
@@ -108,44 +156,8 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
   } else {
     parts.push_back(fmt::format("next poll in {}", rough(st.next_due - now)));
   }
-  if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter)
-    parts.push_back(fmt::format(
-        "permanent redirect to {} seen {} polls in a row, {}", st.pending_redirect,
-        st.pending_redirect_count,
-        config_dirty
-            ? "not adopted while feeddiff.toml has uncommitted changes (commit or undo them)"
-            : "adopted by the next poll that sees it"));
-  else if (!st.pending_redirect.empty())
-    parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
-                                st.pending_redirect, st.pending_redirect_count,
-                                kAdoptRedirectAfter));
-  if (!held.hooks.empty()) {
-    std::string kinds;
-    for (const auto& k : held.hooks) kinds += (kinds.empty() ? "" : " and ") + k;
-    std::string hook = fmt::format("{} hook{} not trusted on this machine, not run", kinds,
-                                   held.hooks.size() == 1 ? "" : "s");
-    if (!st.pending_notifications.empty())
-      hook += fmt::format(" ({} notification{} kept)", st.pending_notifications.size(),
-                          st.pending_notifications.size() == 1 ? "" : "s");
-    parts.push_back(hook + ": see `feeddiff trust`");
-  }
-  if (!st.held_notifications.empty())
-    parts.push_back(fmt::format("{} change{} held by notify's `after` (notified once {} still so)",
-                                st.held_notifications.size(),
-                                st.held_notifications.size() == 1 ? "" : "s",
-                                st.held_notifications.size() == 1 ? "it is" : "they are"));
-  if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
-  // Hooks that failed are retried by every poll until they succeed; until then, here.
-  if (!st.notify_error.empty())
-    parts.push_back(
-        fmt::format("hooks failing: {} ({} notification{} kept, retried by the next "
-                    "poll)",
-                    st.notify_error, st.pending_notifications.size(),
-                    st.pending_notifications.size() == 1 ? "" : "s"));
-  else if (!st.pending_notifications.empty() && held.hooks.empty())
-    parts.push_back(fmt::format("{} notification{} not delivered yet, retried by the next poll",
-                                st.pending_notifications.size(),
-                                st.pending_notifications.size() == 1 ? "" : "s"));
+  add_redirect_part(st, config_dirty, parts);
+  add_notify_parts(st, held, parts);
   if (held.credentials && !held.credentials_sent)
     parts.push_back(fmt::format("credentials not sent: they were given for {}, the URL is {}",
                                 held.credentials->origin, url_origin(source.url)));
