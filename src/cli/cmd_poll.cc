@@ -304,7 +304,7 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
   return code;
 }
 
-constexpr const char* kFooter =
+constexpr const char* kPollFooter =
     R"(Each changed response becomes one commit: raw/NAME/response.xml (or .json) byte for
 byte, with the status, final URL and every response header as trailers in the message, and
 its class (Change-Class: first, items, minor, cosmetic, not-a-feed, restored) and item summary
@@ -389,7 +389,7 @@ Command poll_command(CLI::App& root, const Globals& globals) {
       ->type_name("DURATION");
   app->add_option("--max-body", flags->max_body, "Largest body accepted, decoded (default 50MiB)")
       ->type_name("SIZE");
-  app->footer(kFooter);
+  app->footer(kPollFooter);
   return {app, [flags, &globals] { return run_poll(globals, *flags); }};
 }
 
