@@ -20,15 +20,7 @@ std::string one_item(const std::string& title, const std::string& day) {
          "</title><guid>x</guid><description>t</description></item>\n</channel></rss>\n";
 }
 
-RunResult poll_now(const CliArchive& archive, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"poll", "--force", "--timeout", "5s"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = archive(args);
-  INFO(r.out << r.err);
-  return r;
-}
-
-std::string short_head(const CliArchive& archive) {
+std::string head7(const CliArchive& archive) {
   return archive.head().substr(0, 7);
 }
 
@@ -46,27 +38,27 @@ TEST_CASE("poll prints a held change's lines exactly: held, released, changed ba
   REQUIRE(body.size() < 1000);  // the byte counts below are written without separators
   const std::string size = std::to_string(body.size());
 
-  auto first = poll_now(archive);
-  const std::string c1 = short_head(archive);
+  auto first = poll_forced(archive);
+  const std::string c1 = head7(archive);
   CHECK(first.exit_code == 0);
   CHECK(first.err.empty());
   CHECK(first.out == "news: added (" + size + " bytes, HTTP 200) " + c1 + "\nnews: " + c1 +
                          " held: notified if still so after 2 polls (after = 2)\n");
 
-  auto second = poll_now(archive);
+  auto second = poll_forced(archive);
   CHECK(second.exit_code == 0);
   CHECK(second.err.empty());
   CHECK(second.out == "news: " + c1 + " still so after 2 polls: notifying\n");
 
   body = one_item("Title B", "Tue");
-  auto third = poll_now(archive);
-  const std::string c2 = short_head(archive);
+  auto third = poll_forced(archive);
+  const std::string c2 = head7(archive);
   CHECK(third.out == "news: changed (" + size + " bytes, HTTP 200) " + c2 + "\nnews: " + c2 +
                          " held: notified if still so after 2 polls (after = 2)\n");
 
   body = one_item("Title A", "Wed");
-  auto fourth = poll_now(archive);
-  const std::string c3 = short_head(archive);
+  auto fourth = poll_forced(archive);
+  const std::string c3 = head7(archive);
   CHECK(fourth.exit_code == 0);
   CHECK(fourth.err.empty());
   CHECK(fourth.out == "news: changed (" + size + " bytes, HTTP 200) " + c3 + "\nnews: " + c3 +
@@ -75,7 +67,7 @@ TEST_CASE("poll prints a held change's lines exactly: held, released, changed ba
 
   // --quiet keeps them all off stdout.
   body = one_item("Title C", "Thu");
-  auto quiet = poll_now(archive, {"--quiet"});
+  auto quiet = poll_forced(archive, {"--quiet"});
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.out.empty());
   CHECK(quiet.err.empty());
@@ -95,8 +87,8 @@ TEST_CASE("poll --digest's whole text for a change of three items", "[poll][noti
   HttpServer server = serve_changing(&body);
   CliArchive archive("notify-lines-digest");
   add_news(archive, server.url("/feed"), "");
-  auto first = poll_now(archive, {"--digest"});
-  const std::string c1 = short_head(archive);
+  auto first = poll_forced(archive, {"--digest"});
+  const std::string c1 = head7(archive);
   CHECK(first.exit_code == 0);
   CHECK(first.out == "news: added (" + std::to_string(body.size()) + " bytes, HTTP 200) " + c1 +
                          "\nfeeddiff: 1 source changed\n\nnews (added, commit " + c1 +
@@ -107,8 +99,8 @@ TEST_CASE("poll --digest's whole text for a change of three items", "[poll][noti
   body.replace(body.find("<guid>b</guid><description>Some words here"),
                std::string("<guid>b</guid><description>Some words here").size(),
                "<guid>b</guid><description>Some other words here");
-  auto second = poll_now(archive, {"--digest", "--quiet"});
-  const std::string c2 = short_head(archive);
+  auto second = poll_forced(archive, {"--digest", "--quiet"});
+  const std::string c2 = head7(archive);
   CHECK(second.exit_code == 0);
   CHECK(second.err.empty());
   CHECK(second.out == "feeddiff: 1 source changed\n\nnews (changed, commit " + c2 +
@@ -133,7 +125,7 @@ TEST_CASE("poll says on stderr, in one line, which hooks wait for trust", "[poll
               .git({"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "hooks",
                     "feeddiff.toml"})
               .exit_code == 0);
-  auto r = poll_now(archive);
+  auto r = poll_forced(archive);
   CHECK(r.exit_code == 1);
   CHECK(r.err ==
         "notify: not run, not trusted on this machine: exec \"cat > /dev/null\" (for news); "
