@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "cli/command.h"
-#include "cli/notify.h"
+#include "feeddiff/notify.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/sync.h"
@@ -150,16 +150,13 @@ void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
   std::fputs(line.c_str(), failure ? stderr : stdout);
 }
 
-Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto now = current_time();
-  if (!now) return now.error();
+// The poll's options from its flags and FEEDDIFF_PACK_LIMIT.
+Result<PollOptions> poll_options(const PollFlags& flags, TimeMs now) {
   PollOptions options;
   options.names = flags.names;
   options.force = flags.force;
   options.wait_for_lock = flags.wait;
-  options.now = *now;
+  options.now = now;
   if (!flags.shard.empty()) {
     auto shard = parse_shard(flags.shard);
     if (!shard) return shard.error();
@@ -186,7 +183,91 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
                                             "for no consolidation)",
                                             text)};
   }
+  return options;
+}
 
+// The poll, with its progress line; under `lock` when --sync took it.
+Result<PollReport> poll_with_progress(Archive& archive, PollOptions& options,
+                                      const PollFlags& flags,
+                                      const std::optional<ArchiveLock>& lock) {
+  ProgressLine progress(progress_wanted(flags));
+  options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
+                                   std::size_t to_fetch) { progress.update(o, settled, to_fetch); };
+  auto report = lock ? poll(archive, options, *lock) : poll(archive, options);
+  progress.erase();
+  return report;
+}
+
+// --sync: publishes the poll's commits, then gives the report the ids the branch has now,
+// even when the sync stopped on an error after replaying (the hooks get those ids).
+SyncReport sync_after_poll(Archive& archive, const SyncOptions& options, ArchiveLock& lock,
+                           PollReport& report) {
+  SyncReport synced = sync_archive(archive, options, lock);
+  for (auto& o : report.sources)
+    if (auto it = synced.renamed.find(o.commit); it != synced.renamed.end()) o.commit = it->second;
+  return synced;
+}
+
+// One line for each source that the flags ask to see, or why there was none.
+void print_outcomes(const PollReport& report, const PollOptions& options, const PollFlags& flags) {
+  for (const auto& outcome : report.sources) print_outcome(outcome, flags, options.now);
+  if (report.sources.empty() && !flags.quiet) {
+    if (options.shard)
+      write_out(
+          fmt::format("No sources in shard {}/{}.\n", options.shard->index, options.shard->count));
+    else
+      std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
+  }
+  std::fflush(stdout);
+}
+
+// The [notify] hooks for the poll's commits (src/notify): what they say is printed as it
+// happens, held changes on stdout unless --quiet, failures on stderr. The number of failures.
+std::size_t run_hooks(Archive& archive, const PollReport& report, const PollOptions& options,
+                      const PollFlags& flags) {
+  NotifyOptions notify;
+  notify.connect_timeout = options.limits.connect_timeout_ms;
+  auto now = current_time();  // the time a held change found gone is recorded as reverted
+  notify.now = now ? *now : now_ms();
+  NotifySinks sinks;
+  if (!flags.quiet)
+    sinks.note = [](std::string_view line) { write_out(escape_terminal(line) + "\n"); };
+  sinks.problem = [](std::string_view line) {
+    std::fputs((escape_terminal(line) + "\n").c_str(), stderr);
+  };
+  auto notified = notify_changes(archive, report, notify, sinks);
+  if (notified) return notified->failures;
+  sinks.problem("notify: " + notified.error().message);
+  return 1;
+}
+
+// The packs' lines: a consolidation that failed (a failure), one that ran (--verbose).
+std::size_t print_packs(const PollReport& report, const PollFlags& flags) {
+  std::size_t failures = 0;
+  if (!report.packs_error.empty()) {
+    const std::string line = escape_terminal(
+        fmt::format("packs: not consolidated: {} (the changes are recorded; `feeddiff gc` repacks)",
+                    report.packs_error));
+    std::fputs((line + "\n").c_str(), stderr);
+    failures = 1;
+  }
+  if (flags.verbose && report.packs.packs_rolled)
+    std::fputs(
+        fmt::format("packs: {} rolled up into one ({} objects, {:.1f} ms), {} packs now\n",
+                    report.packs.packs_rolled, with_thousands(report.packs.objects),
+                    static_cast<double>(report.packs.micros) / 1000.0, report.packs.packs_after)
+            .c_str(),
+        stdout);
+  return failures;
+}
+
+Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto now = current_time();
+  if (!now) return now.error();
+  auto options = poll_options(flags, *now);
+  if (!options) return options.error();
   SyncOptions sync_options;
   sync_options.remote = flags.remote;
   if (auto ok = backoff_from_env(sync_options); !ok) return ok.error();
@@ -198,105 +279,33 @@ Result<int> run_poll(const Globals& globals, const PollFlags& flags) {
     if (!l) return l.error();
     lock.emplace(std::move(*l));
   }
-
-  ProgressLine progress(progress_wanted(flags));
-  options.on_outcome = [&progress](const SourceOutcome& o, std::size_t settled,
-                                   std::size_t to_fetch) { progress.update(o, settled, to_fetch); };
-  auto report = lock ? poll(*archive, options, *lock) : poll(*archive, options);
-  progress.erase();
+  auto report = poll_with_progress(*archive, *options, flags, lock);
   if (!report) return report.error();
   std::optional<SyncReport> synced;
   if (lock) {
-    synced.emplace(sync_archive(*archive, sync_options, *lock));
-    lock.reset();  // the hooks below take it for themselves
-    // Even when the sync stopped on an error after replaying: the hooks get the ids the
-    // branch has now.
-    for (auto& o : report->sources)
-      if (auto it = synced->renamed.find(o.commit); it != synced->renamed.end())
-        o.commit = it->second;
+    synced.emplace(sync_after_poll(*archive, sync_options, *lock, *report));
+    lock.reset();  // the hooks take it for themselves
   }
-  for (const auto& outcome : report->sources) print_outcome(outcome, flags, *now);
-  if (report->sources.empty() && !flags.quiet) {
-    if (options.shard)
-      write_out(
-          fmt::format("No sources in shard {}/{}.\n", options.shard->index, options.shard->count));
-    else
-      std::fputs("No sources yet: add one with `feeddiff add NAME URL`.\n", stdout);
-  }
-  std::fflush(stdout);
+  print_outcomes(*report, *options, flags);
   // The commits are durable once poll returns; hooks only read them, and a hook that fails
   // is retried by the next poll, never undoes one.
-  std::size_t after_poll_failures = 0;
-  if (auto notified = notify_changes(*archive, *report, *connect, flags.quiet); !notified) {
-    std::fputs(escape_terminal("notify: " + notified.error().message).append("\n").c_str(), stderr);
-    after_poll_failures = 1;
-  } else {
-    after_poll_failures = *notified;
-  }
+  std::size_t after_poll_failures = run_hooks(*archive, *report, *options, flags);
   if (flags.digest) write_out(poll_digest(*archive, *report));
-  if (!report->packs_error.empty()) {
-    const std::string line = escape_terminal(
-        fmt::format("packs: not consolidated: {} (the changes are recorded; `feeddiff gc` repacks)",
-                    report->packs_error));
-    std::fputs((line + "\n").c_str(), stderr);
-    after_poll_failures += 1;
-  }
-  if (flags.verbose && report->packs.packs_rolled)
-    std::fputs(
-        fmt::format("packs: {} rolled up into one ({} objects, {:.1f} ms), {} packs now\n",
-                    report->packs.packs_rolled, with_thousands(report->packs.objects),
-                    static_cast<double>(report->packs.micros) / 1000.0, report->packs.packs_after)
-            .c_str(),
-        stdout);
+  after_poll_failures += print_packs(*report, flags);
   int code = report->failures() || after_poll_failures ? 1 : 0;
-  if (synced) {
-    std::fflush(stdout);
-    if (synced->error) return *synced->error;  // the poll's commits are kept: exit 2 all the same
-    if (!synced->failure.empty()) {
-      std::fputs(escape_terminal("sync: " + synced->failure).append("\n").c_str(), stderr);
-      code = 1;
-    } else if (!flags.quiet) {
-      write_out(escape_terminal(sync_summary(*synced)) + "\n");
-    }
+  if (!synced) return code;
+  std::fflush(stdout);
+  if (synced->error) return *synced->error;  // the poll's commits are kept: exit 2 all the same
+  if (!synced->failure.empty()) {
+    std::fputs(escape_terminal("sync: " + synced->failure).append("\n").c_str(), stderr);
+    return 1;
   }
+  if (!flags.quiet) write_out(escape_terminal(sync_summary(*synced)) + "\n");
   return code;
 }
 
-}  // namespace
-
-Command poll_command(CLI::App& root, const Globals& globals) {
-  auto* app = root.add_subcommand(
-      "poll", "Fetch the sources that are due and commit every response that changed");
-  auto flags = std::make_shared<PollFlags>();
-  app->add_option("NAME", flags->names, "Only these sources (default: all)");
-  app->add_flag("--force", flags->force, "Fetch even the sources that are not due yet");
-  app->add_flag("--wait", flags->wait, "Wait for another running poll instead of failing at once");
-  app->add_flag("-q,--quiet", flags->quiet, "Print failures only");
-  app->add_flag("-v,--verbose", flags->verbose,
-                "Also print sources that did not change or were not due");
-  app->add_flag("--no-progress", flags->no_progress,
-                "No progress line (it is shown only when stderr is a terminal)");
-  app->add_flag("--digest", flags->digest,
-                "After the poll, a summary of what changed on stdout (per source: items added, "
-                "changed with their fields, removed)");
-  app->add_option("--shard", flags->shard,
-                  "Poll only shard K of N (K from 0): the sources whose URL's host hashes to K, "
-                  "or that say `shard = K` in feeddiff.toml")
-      ->type_name("K/N");
-  app->add_flag("--sync", flags->sync,
-                "Then publish the new commits as `feeddiff sync` does, without releasing the "
-                "archive's lock in between");
-  app->add_option("--remote", flags->remote, "The git remote --sync publishes to (default origin)");
-  app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
-  app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
-  app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
-      ->type_name("DURATION");
-  app->add_option("--connect-timeout", flags->connect_timeout,
-                  "Time limit to connect (default 15s)")
-      ->type_name("DURATION");
-  app->add_option("--max-body", flags->max_body, "Largest body accepted, decoded (default 50MiB)")
-      ->type_name("SIZE");
-  app->footer(R"(Each changed response becomes one commit: raw/NAME/response.xml (or .json) byte for
+constexpr const char* kPollFooter =
+    R"(Each changed response becomes one commit: raw/NAME/response.xml (or .json) byte for
 byte, with the status, final URL and every response header as trailers in the message, and
 its class (Change-Class: first, items, minor, cosmetic, not-a-feed, restored) and item summary
 (Item-Summary). A 304, or a body identical to the stored one, makes no commit. A 200 whose
@@ -344,7 +353,43 @@ Cron:
 Examples:
   feeddiff poll                 everything that is due
   feeddiff poll pytorch --force one source, now
-  feeddiff poll --shard 2/4     the third of four pollers' sources)");
+  feeddiff poll --shard 2/4     the third of four pollers' sources)";
+
+}  // namespace
+
+Command poll_command(CLI::App& root, const Globals& globals) {
+  auto* app = root.add_subcommand(
+      "poll", "Fetch the sources that are due and commit every response that changed");
+  auto flags = std::make_shared<PollFlags>();
+  app->add_option("NAME", flags->names, "Only these sources (default: all)");
+  app->add_flag("--force", flags->force, "Fetch even the sources that are not due yet");
+  app->add_flag("--wait", flags->wait, "Wait for another running poll instead of failing at once");
+  app->add_flag("-q,--quiet", flags->quiet, "Print failures only");
+  app->add_flag("-v,--verbose", flags->verbose,
+                "Also print sources that did not change or were not due");
+  app->add_flag("--no-progress", flags->no_progress,
+                "No progress line (it is shown only when stderr is a terminal)");
+  app->add_flag("--digest", flags->digest,
+                "After the poll, a summary of what changed on stdout (per source: items added, "
+                "changed with their fields, removed)");
+  app->add_option("--shard", flags->shard,
+                  "Poll only shard K of N (K from 0): the sources whose URL's host hashes to K, "
+                  "or that say `shard = K` in feeddiff.toml")
+      ->type_name("K/N");
+  app->add_flag("--sync", flags->sync,
+                "Then publish the new commits as `feeddiff sync` does, without releasing the "
+                "archive's lock in between");
+  app->add_option("--remote", flags->remote, "The git remote --sync publishes to (default origin)");
+  app->add_option("-j,--jobs", flags->jobs, "Transfers at once (default 16)");
+  app->add_option("--per-host", flags->per_host, "Connections to one host at once (default 2)");
+  app->add_option("--timeout", flags->timeout, "Time limit of one transfer (default 2m)")
+      ->type_name("DURATION");
+  app->add_option("--connect-timeout", flags->connect_timeout,
+                  "Time limit to connect (default 15s)")
+      ->type_name("DURATION");
+  app->add_option("--max-body", flags->max_body, "Largest body accepted, decoded (default 50MiB)")
+      ->type_name("SIZE");
+  app->footer(kPollFooter);
   return {app, [flags, &globals] { return run_poll(globals, *flags); }};
 }
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/trust.h"
+#include "feeddiff/notify.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 
@@ -44,7 +44,7 @@ std::string when(TimeMs t) {
   return iso;
 }
 
-// What this machine holds back from a source: hooks it has not trusted (cli/trust.h) and
+// What this machine holds back from a source: hooks it has not trusted (notify.h) and
 // credentials given for another origin than its URL's.
 struct Withheld {
   std::vector<std::string> hooks;  // "exec", "webhook": waiting for `feeddiff trust`
@@ -68,6 +68,54 @@ Withheld withheld(const SourceConfig& source, const std::vector<HookValue>& hook
     out.credentials_sent = it->second.origin.empty() || credentials_apply(it->second, source.url);
   }
   return out;
+}
+
+// A permanent redirect seen: how far it is from being adopted.
+void add_redirect_part(const SourceState& st, bool config_dirty, std::vector<std::string>& parts) {
+  if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter)
+    parts.push_back(fmt::format(
+        "permanent redirect to {} seen {} polls in a row, {}", st.pending_redirect,
+        st.pending_redirect_count,
+        config_dirty
+            ? "not adopted while feeddiff.toml has uncommitted changes (commit or undo them)"
+            : "adopted by the next poll that sees it"));
+  else if (!st.pending_redirect.empty())
+    parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
+                                st.pending_redirect, st.pending_redirect_count,
+                                kAdoptRedirectAfter));
+}
+
+// What waits to notify: hooks not trusted here, changes held by `after`, the last that
+// reverted, hooks failing, notifications not delivered yet.
+void add_notify_parts(const SourceState& st, const Withheld& held,
+                      std::vector<std::string>& parts) {
+  if (!held.hooks.empty()) {
+    std::string kinds;
+    for (const auto& k : held.hooks) kinds += (kinds.empty() ? "" : " and ") + k;
+    std::string hook = fmt::format("{} hook{} not trusted on this machine, not run", kinds,
+                                   held.hooks.size() == 1 ? "" : "s");
+    if (!st.pending_notifications.empty())
+      hook += fmt::format(" ({} notification{} kept)", st.pending_notifications.size(),
+                          st.pending_notifications.size() == 1 ? "" : "s");
+    parts.push_back(hook + ": see `feeddiff trust`");
+  }
+  if (!st.held_notifications.empty())
+    parts.push_back(fmt::format("{} change{} held by notify's `after` (notified once {} still so)",
+                                st.held_notifications.size(),
+                                st.held_notifications.size() == 1 ? "" : "s",
+                                st.held_notifications.size() == 1 ? "it is" : "they are"));
+  if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
+  // Hooks that failed are retried by every poll until they succeed; until then, here.
+  if (!st.notify_error.empty())
+    parts.push_back(
+        fmt::format("hooks failing: {} ({} notification{} kept, retried by the next "
+                    "poll)",
+                    st.notify_error, st.pending_notifications.size(),
+                    st.pending_notifications.size() == 1 ? "" : "s"));
+  else if (!st.pending_notifications.empty() && held.hooks.empty())
+    parts.push_back(fmt::format("{} notification{} not delivered yet, retried by the next poll",
+                                st.pending_notifications.size(),
+                                st.pending_notifications.size() == 1 ? "" : "s"));
 }
 
 // The pieces of one source's line, in reading order. config_dirty: feeddiff.toml has
@@ -108,44 +156,8 @@ std::string status_line(const SourceConfig& source, const SourceState& st, TimeM
   } else {
     parts.push_back(fmt::format("next poll in {}", rough(st.next_due - now)));
   }
-  if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter)
-    parts.push_back(fmt::format(
-        "permanent redirect to {} seen {} polls in a row, {}", st.pending_redirect,
-        st.pending_redirect_count,
-        config_dirty
-            ? "not adopted while feeddiff.toml has uncommitted changes (commit or undo them)"
-            : "adopted by the next poll that sees it"));
-  else if (!st.pending_redirect.empty())
-    parts.push_back(fmt::format("permanent redirect to {} seen {} of {} polls before it is adopted",
-                                st.pending_redirect, st.pending_redirect_count,
-                                kAdoptRedirectAfter));
-  if (!held.hooks.empty()) {
-    std::string kinds;
-    for (const auto& k : held.hooks) kinds += (kinds.empty() ? "" : " and ") + k;
-    std::string hook = fmt::format("{} hook{} not trusted on this machine, not run", kinds,
-                                   held.hooks.size() == 1 ? "" : "s");
-    if (!st.pending_notifications.empty())
-      hook += fmt::format(" ({} notification{} kept)", st.pending_notifications.size(),
-                          st.pending_notifications.size() == 1 ? "" : "s");
-    parts.push_back(hook + ": see `feeddiff trust`");
-  }
-  if (!st.held_notifications.empty())
-    parts.push_back(fmt::format("{} change{} held by notify's `after` (notified once {} still so)",
-                                st.held_notifications.size(),
-                                st.held_notifications.size() == 1 ? "" : "s",
-                                st.held_notifications.size() == 1 ? "it is" : "they are"));
-  if (!st.notify_reverted.empty()) parts.push_back("last held change " + st.notify_reverted);
-  // Hooks that failed are retried by every poll until they succeed; until then, here.
-  if (!st.notify_error.empty())
-    parts.push_back(
-        fmt::format("hooks failing: {} ({} notification{} kept, retried by the next "
-                    "poll)",
-                    st.notify_error, st.pending_notifications.size(),
-                    st.pending_notifications.size() == 1 ? "" : "s"));
-  else if (!st.pending_notifications.empty() && held.hooks.empty())
-    parts.push_back(fmt::format("{} notification{} not delivered yet, retried by the next poll",
-                                st.pending_notifications.size(),
-                                st.pending_notifications.size() == 1 ? "" : "s"));
+  add_redirect_part(st, config_dirty, parts);
+  add_notify_parts(st, held, parts);
   if (held.credentials && !held.credentials_sent)
     parts.push_back(fmt::format("credentials not sent: they were given for {}, the URL is {}",
                                 held.credentials->origin, url_origin(source.url)));
@@ -225,89 +237,132 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto now = current_time();
-  if (!now) return now.error();
-  auto config = load_config(*archive);
+// What status reads of the archive besides its sources.
+struct StatusData {
+  Config config;
+  State state;
+  std::optional<Shard> shard;                                      // --shard
+  std::optional<std::pair<std::string, std::size_t>> unpublished;  // branch, commits ahead
+  std::vector<HookValue> hooks;                                    // with their trust
+  CredentialsBySource credentials;
+};
+
+Result<StatusData> read_status(const Archive& archive, const StatusFlags& flags) {
+  StatusData out;
+  auto config = load_config(archive);
   if (!config) return config.error();
-  auto state = load_state(*archive);
+  out.config = std::move(*config);
+  auto state = load_state(archive);
   if (!state) return state.error();
-  std::optional<Shard> shard;
+  out.state = std::move(*state);
   if (!flags.shard.empty()) {
     auto parsed = parse_shard(flags.shard);
     if (!parsed) return parsed.error();
-    shard = *parsed;
+    out.shard = *parsed;
   }
-  auto unpublished = archive->unpublished();
+  auto unpublished = archive.unpublished();
   if (!unpublished) return unpublished.error();
-  auto hooks = hook_values(*archive, *config);
+  out.unpublished = std::move(*unpublished);
+  auto hooks = hook_values(archive, out.config);
   if (!hooks) return hooks.error();
-  auto stored = load_credentials(*archive);
+  out.hooks = std::move(*hooks);
+  auto stored = load_credentials(archive);
   if (!stored) return stored.error();
-  CredentialsBySource credentials;
-  for (auto& c : *stored) credentials[c.source] = std::move(c);
+  for (auto& c : *stored) out.credentials[c.source] = std::move(c);
+  return out;
+}
 
+// The sources named, or all of them; Errc::not_found for a name that is none.
+Result<std::vector<const SourceConfig*>> chosen_sources(const Config& config,
+                                                        const std::vector<std::string>& names) {
   std::vector<const SourceConfig*> sources;
-  for (const auto& name : flags.names) {
-    const SourceConfig* source = config->find(name);
+  for (const auto& name : names) {
+    const SourceConfig* source = config.find(name);
     if (!source) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
     sources.push_back(source);
   }
-  if (flags.names.empty())
-    for (const auto& source : config->sources) sources.push_back(&source);
+  if (names.empty())
+    for (const auto& source : config.sources) sources.push_back(&source);
+  return sources;
+}
 
-  if (flags.json) {
-    write_out(status_json(sources, *state, *now, shard, *unpublished, *hooks, credentials));
-    return 0;
-  }
-  if (sources.empty()) {
-    write_out("No sources yet: add one with `feeddiff add NAME URL`.\n");
-    return 0;
-  }
-  std::size_t width = 0;
-  for (const auto* source : sources) width = std::max(width, source->name.size());
-  // Asked of git only when some redirect waits on it.
-  bool config_dirty = false;
-  for (const auto& [name, st] : state->sources)
-    if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter) {
-      auto dirty = archive->uncommitted("feeddiff.toml");
-      config_dirty = dirty && *dirty;
-      break;
-    }
-  std::string out;
+// The lines under the sources': the counts, the shard, hooks waiting for trust, what is not
+// yet published.
+std::string status_footer(const Archive& archive, const StatusData& data,
+                          const std::vector<const SourceConfig*>& sources, TimeMs now) {
   std::size_t failing = 0, disabled = 0, due = 0, mine = 0;
   for (const auto* source : sources) {
-    auto it = state->sources.find(source->name);
-    const SourceState st = it == state->sources.end() ? SourceState{} : it->second;
-    out += status_line(*source, st, *now, width, config_dirty, shard,
-                       withheld(*source, *hooks, credentials));
-    mine += shard && shard_of(*source, shard->count) == shard->index;
+    auto it = data.state.sources.find(source->name);
+    const SourceState st = it == data.state.sources.end() ? SourceState{} : it->second;
+    mine += data.shard && shard_of(*source, data.shard->count) == data.shard->index;
     failing += st.consecutive_failures > 0 && !st.disabled;
     disabled += st.disabled;
-    due += !st.disabled && st.next_due <= *now;
+    due += !st.disabled && st.next_due <= now;
   }
-  out +=
+  std::string out =
       fmt::format("{} source{}: {} failing, {} disabled, {} due now; {:.1f} MiB of git objects\n",
                   sources.size(), sources.size() == 1 ? "" : "s", failing, disabled, due,
-                  static_cast<double>(archive->object_bytes()) / (1 << 20));
-  if (shard) out += fmt::format("{} of them in shard {}/{}\n", mine, shard->index, shard->count);
-  const auto untrusted = static_cast<std::size_t>(
-      std::count_if(hooks->begin(), hooks->end(), [](const HookValue& h) { return !h.trusted; }));
+                  static_cast<double>(archive.object_bytes()) / (1 << 20));
+  if (data.shard)
+    out += fmt::format("{} of them in shard {}/{}\n", mine, data.shard->index, data.shard->count);
+  const auto untrusted = static_cast<std::size_t>(std::count_if(
+      data.hooks.begin(), data.hooks.end(), [](const HookValue& h) { return !h.trusted; }));
   if (untrusted)
     out += fmt::format(
         "{} hook{} of feeddiff.toml not trusted on this machine, so not run: review with "
         "`feeddiff trust`, consent with `feeddiff trust --all`\n",
         untrusted, untrusted == 1 ? "" : "s");
-  if (*unpublished)
-    out += (*unpublished)->second == 0
+  if (const auto& u = data.unpublished)
+    out += u->second == 0
                ? fmt::format("every commit is on {} (as of the last fetch)\n",
-                             escape_terminal((*unpublished)->first))
-               : fmt::format("{} local commit{} not yet on {} (as of the last fetch)\n",
-                             (*unpublished)->second, (*unpublished)->second == 1 ? "" : "s",
-                             escape_terminal((*unpublished)->first));
-  write_out(out);
+                             escape_terminal(u->first))
+               : fmt::format("{} local commit{} not yet on {} (as of the last fetch)\n", u->second,
+                             u->second == 1 ? "" : "s", escape_terminal(u->first));
+  return out;
+}
+
+// status's text: a line per source, then the footer.
+std::string status_text(const Archive& archive, const StatusData& data,
+                        const std::vector<const SourceConfig*>& sources, TimeMs now) {
+  std::size_t width = 0;
+  for (const auto* source : sources) width = std::max(width, source->name.size());
+  // Asked of git only when some redirect waits on it.
+  bool config_dirty = false;
+  for (const auto& [name, st] : data.state.sources)
+    if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter) {
+      auto dirty = archive.uncommitted("feeddiff.toml");
+      config_dirty = dirty && *dirty;
+      break;
+    }
+  std::string out;
+  for (const auto* source : sources) {
+    auto it = data.state.sources.find(source->name);
+    const SourceState st = it == data.state.sources.end() ? SourceState{} : it->second;
+    out += status_line(*source, st, now, width, config_dirty, data.shard,
+                       withheld(*source, data.hooks, data.credentials));
+  }
+  return out + status_footer(archive, data, sources, now);
+}
+
+Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto now = current_time();
+  if (!now) return now.error();
+  auto data = read_status(*archive, flags);
+  if (!data) return data.error();
+  auto sources = chosen_sources(data->config, flags.names);
+  if (!sources) return sources.error();
+  if (flags.json) {
+    write_out(status_json(*sources, data->state, *now, data->shard, data->unpublished, data->hooks,
+                          data->credentials));
+    return 0;
+  }
+  if (sources->empty()) {
+    write_out("No sources yet: add one with `feeddiff add NAME URL`.\n");
+    return 0;
+  }
+  write_out(status_text(*archive, *data, *sources, *now));
   return 0;
 }
 

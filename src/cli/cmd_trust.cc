@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "cli/command.h"
-#include "cli/trust.h"
+#include "feeddiff/notify.h"
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 

@@ -2,15 +2,16 @@
 // run, one a line with the kind and a label for people. Fingerprints only: a webhook URL
 // often carries a token, which need not be copied into one more file.
 
-#include "cli/trust.h"
-
 #include <fmt/format.h>
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
-namespace feeddiff::cli {
+#include "feeddiff/notify.h"
+#include "notify/internal.h"
+
+namespace feeddiff {
 
 namespace {
 
@@ -95,10 +96,7 @@ Result<std::set<std::string>> load_trusted(const Archive& archive) {
 
 std::string hook_label(const HookValue& hook) {
   if (hook.kind == "exec") return "exec \"" + hook.value + "\"";
-  const UrlParts parts = split_url(hook.value);
-  std::string origin = std::string(parts.scheme) + "://" + std::string(parts.host);
-  if (parts.port) origin += ":" + std::string(*parts.port);
-  return "webhook " + origin;
+  return "webhook " + notify_detail::webhook_origin(hook.value);
 }
 
 Result<std::vector<HookValue>> hook_values(const Archive& archive, const Config& config) {
@@ -161,4 +159,4 @@ Status trust_hooks(const Archive& archive, const std::vector<HookValue>& values,
   return write_file_atomic(path, text, 0600);
 }
 
-}  // namespace feeddiff::cli
+}  // namespace feeddiff
