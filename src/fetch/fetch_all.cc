@@ -17,7 +17,9 @@
 namespace feeddiff {
 
 using fetch_detail::CurlMultiPtr;
+using fetch_detail::finish;
 using fetch_detail::internal_error;
+using fetch_detail::setup;
 using fetch_detail::Transfer;
 namespace curl = fetch_detail::curl;
 
