@@ -7,7 +7,6 @@
 
 #include "cli/command.h"
 #include "feeddiff/changes.h"
-#include "feeddiff/config.h"
 
 namespace feeddiff::cli {
 
