@@ -73,7 +73,7 @@ std::pair<unsigned, unsigned> png_size(const std::string& png) {
 // browser start costs seconds of CPU, so one run does both).
 std::string screenshot(const std::string& file, const std::string& name, unsigned width,
                        unsigned height, std::string* dom = nullptr) {
-  const auto dir = std::filesystem::path(FEEDDIFF_TEST_TMP).parent_path() / "screenshots";
+  const std::filesystem::path dir(FEEDDIFF_SCREENSHOT_DIR);
   std::filesystem::create_directories(dir);
   const std::string png = (dir / name).string();
   std::filesystem::remove(png);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 extern char** environ;
@@ -140,6 +141,13 @@ std::vector<std::string> lines_of(std::string_view text) {
   return out;
 }
 
+namespace {
+
+std::mutex temp_dirs_mutex;
+std::vector<std::filesystem::path> temp_dirs;  // made by this process, for remove_temp_dirs
+
+}  // namespace
+
 std::string make_temp_dir(std::string_view hint) {
   static std::atomic<int> counter{0};
   std::filesystem::path base(FEEDDIFF_TEST_TMP);
@@ -149,8 +157,21 @@ std::string make_temp_dir(std::string_view hint) {
                        std::to_string(counter++));
     std::error_code ec;
     if (std::filesystem::exists(dir)) std::filesystem::remove_all(dir, ec);
-    if (std::filesystem::create_directory(dir, ec)) return dir.string();
+    if (std::filesystem::create_directory(dir, ec)) {
+      std::lock_guard lock(temp_dirs_mutex);
+      temp_dirs.push_back(dir);
+      return dir.string();
+    }
   }
+}
+
+void remove_temp_dirs() {
+  std::lock_guard lock(temp_dirs_mutex);
+  for (const auto& dir : temp_dirs) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  temp_dirs.clear();
 }
 
 std::string fixture_path(std::string_view relative) {

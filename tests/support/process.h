@@ -30,8 +30,12 @@ int start_feeddiff(const std::vector<std::string>& args, const Env& env = {});
 /// Runs the built feeddiff binary with these arguments.
 RunResult run_feeddiff(const std::vector<std::string>& args, const Env& env = {});
 
-/// A new empty directory under the build tree, unique to this call.
+/// A new empty directory under the tests' scratch space (kTestTmp), unique to this call.
 std::string make_temp_dir(std::string_view hint);
+/// Removes every directory make_temp_dir made in this process. tests/main.cc calls it when
+/// every test of the run passed: the scratch space is usually a tmpfs, which is memory, and a
+/// failing test's directories stay for a person to look at.
+void remove_temp_dirs();
 
 /// The lines of text without their '\n' (empty lines kept; no last empty line after a final
 /// '\n'), as a test compares a command's output line by line.
@@ -48,9 +52,10 @@ std::string corpus_path(std::string_view relative);
 extern const char* const kBinaryPath;  ///< the built feeddiff
 extern const char* const kSourceDir;   ///< the checkout
 extern const char* const kCorpusDir;   ///< the shared corpus beside it
-extern const char* const kTestTmp;     ///< scratch space under the build tree
-extern const char* const kManDir;      ///< the man pages the build wrote
-extern const char* const kVersion;     ///< the project's version
+extern const char* const kTestTmp;  ///< scratch space (FEEDDIFF_TEST_TMP in tests/CMakeLists.txt)
+extern const char* const kScreenshotDir;  ///< where the browser tests leave their screenshots
+extern const char* const kManDir;         ///< the man pages the build wrote
+extern const char* const kVersion;        ///< the project's version
 
 /// Reads a whole file; fails the test if it cannot.
 std::string slurp(const std::string& path);
@@ -64,5 +69,6 @@ void spit(const std::string& path, std::string_view content);
 #define FEEDDIFF_SOURCE_DIR ::feeddiff::test::kSourceDir
 #define FEEDDIFF_CORPUS_DIR ::feeddiff::test::kCorpusDir
 #define FEEDDIFF_TEST_TMP ::feeddiff::test::kTestTmp
+#define FEEDDIFF_SCREENSHOT_DIR ::feeddiff::test::kScreenshotDir
 #define FEEDDIFF_MAN_DIR ::feeddiff::test::kManDir
 #define FEEDDIFF_VERSION ::feeddiff::test::kVersion
