@@ -39,6 +39,12 @@ std::optional<TimeMs> parse_http_date(std::string_view text);
 /// years at most.
 Result<TimeMs> parse_duration(std::string_view text);
 
+/// A moment as a person gives one: ISO 8601 (`2026-03-12`, midnight UTC; `2026-03-12T09:30Z`,
+/// `2026-03-12 09:30:00`, `2026-03-12T10:30:00+01:00`; no zone is UTC), `now`, or a time
+/// before now (`2 weeks ago`, `3 days ago`, `90m ago`; a month is 30.44 days, a year 365.24).
+/// Errc::usage, naming the accepted forms, for anything else.
+Result<TimeMs> parse_moment(std::string_view text, TimeMs now);
+
 /// The shortest exact form parse_duration reads back: `1h30m`, `2d`, `45s`.
 std::string format_duration(TimeMs ms);
 

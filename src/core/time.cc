@@ -254,4 +254,84 @@ std::string format_duration(TimeMs ms) {
   return out.empty() ? "0s" : out;
 }
 
+
+namespace {
+
+// "2 weeks ago", "90m ago": a count and a unit (word or parse_duration's letter), then "ago".
+std::optional<TimeMs> time_ago(std::string_view s, TimeMs now) {
+  if (!s.ends_with(" ago")) return std::nullopt;
+  s = trim(s.substr(0, s.size() - 4));
+  if (auto short_form = parse_duration(s); short_form && s.find(' ') == std::string_view::npos)
+    return now - *short_form;
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || n < 0) return std::nullopt;
+  std::string_view unit = trim(s.substr(static_cast<std::size_t>(end - s.data())));
+  if (unit.size() > 1 && unit.back() == 's') unit.remove_suffix(1);
+  // A month and a year by their mean length: "3 months ago" is a rough moment anyway.
+  static constexpr std::pair<std::string_view, TimeMs> kUnits[] = {
+      {"second", 1000},        {"minute", 60'000},           {"hour", 3'600'000},
+      {"day", 86'400'000},     {"week", 7 * 86'400'000LL},   {"month", 2'629'746'000LL},
+      {"year", 31'556'952'000LL}};
+  for (const auto& [name, ms] : kUnits)
+    if (unit == name) {
+      if (n > kMaxDuration / ms) return std::nullopt;
+      return now - n * ms;
+    }
+  return std::nullopt;
+}
+
+// ISO 8601: a date (midnight UTC), or a date and time to the minute, second or millisecond
+// with `Z` or an offset (`+02:00`, `-0500`); `T` or one space between them; no zone is UTC.
+std::optional<TimeMs> iso_moment(std::string_view s) {
+  int y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
+  if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) ||
+      s[7] != '-' || !digits(s, 8, 2, d))
+    return std::nullopt;
+  std::size_t pos = 10;
+  if (pos < s.size()) {
+    if ((s[pos] != 'T' && s[pos] != ' ') || !digits(s, pos + 1, 2, h) || s.size() < pos + 6 ||
+        s[pos + 3] != ':' || !digits(s, pos + 4, 2, mi))
+      return std::nullopt;
+    pos += 6;
+    if (pos < s.size() && s[pos] == ':') {
+      if (!digits(s, pos + 1, 2, sec)) return std::nullopt;
+      pos += 3;
+      if (pos < s.size() && s[pos] == '.') {
+        if (!digits(s, pos + 1, 3, ms)) return std::nullopt;
+        pos += 4;
+      }
+    }
+  }
+  TimeMs offset = 0;
+  if (pos < s.size()) {
+    const std::string_view zone = s.substr(pos);
+    int oh = 0, om = 0;
+    if (zone == "Z") {
+    } else if ((zone[0] == '+' || zone[0] == '-') && digits(zone, 1, 2, oh) &&
+               ((zone.size() == 6 && zone[3] == ':' && digits(zone, 4, 2, om)) ||
+                (zone.size() == 5 && digits(zone, 3, 2, om)) || zone.size() == 3) &&
+               oh < 24 && om < 60) {
+      offset = (zone[0] == '+' ? 1 : -1) * (oh * 3'600'000LL + om * 60'000LL);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!valid_civil(y, mo, d, h, mi, sec)) return std::nullopt;
+  return to_ms(y, mo, d, h, mi, sec, ms) - offset;
+}
+
+}  // namespace
+
+Result<TimeMs> parse_moment(std::string_view text, TimeMs now) {
+  const std::string_view s = trim(text);
+  if (s == "now") return now;
+  if (auto t = iso_moment(s)) return *t;
+  if (auto t = time_ago(s, now)) return *t;
+  return Error{Errc::usage,
+               "'" + std::string(s.substr(0, 60)) +
+                   "' is no time: give ISO 8601 (2026-03-12, 2026-03-12T09:30:00Z, "
+                   "2026-03-12T10:30+01:00) or a time ago (2 weeks ago, 90m ago)"};
+}
+
 }  // namespace feeddiff

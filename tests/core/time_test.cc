@@ -104,3 +104,36 @@ TEST_CASE("source names cannot escape the archive", "[core]") {
   }
   CHECK_FALSE(check_source_name(std::string(101, 'a')));
 }
+
+TEST_CASE("parse_moment reads ISO 8601 dates, times and offsets, and times ago", "[core]") {
+  const TimeMs now = *parse_iso8601("2026-03-12T09:30:00Z");
+  auto at = [&](std::string_view text) {
+    auto t = parse_moment(text, now);
+    INFO(text << ": " << (t ? "" : t.error().message));
+    REQUIRE(t);
+    return format_iso8601_ms(*t);
+  };
+  CHECK(at("2026-03-12") == "2026-03-12T00:00:00.000Z");
+  CHECK(at("2026-03-12T09:30Z") == "2026-03-12T09:30:00.000Z");
+  CHECK(at("2026-03-12 09:30:15") == "2026-03-12T09:30:15.000Z");
+  CHECK(at("2026-03-12T09:30:15.250Z") == "2026-03-12T09:30:15.250Z");
+  CHECK(at("2026-03-12T10:30:00+01:00") == "2026-03-12T09:30:00.000Z");
+  CHECK(at("2026-03-12T04:30-0500") == "2026-03-12T09:30:00.000Z");
+  CHECK(at("now") == "2026-03-12T09:30:00.000Z");
+  CHECK(at("2 weeks ago") == "2026-02-26T09:30:00.000Z");
+  CHECK(at("1 day ago") == "2026-03-11T09:30:00.000Z");
+  CHECK(at("90m ago") == "2026-03-12T08:00:00.000Z");
+  CHECK(at(" 3 hours ago ") == "2026-03-12T06:30:00.000Z");
+}
+
+TEST_CASE("parse_moment refuses what is no time, naming the forms it reads", "[core]") {
+  for (std::string_view bad :
+       {"", "yesterday", "2026-13-01", "2026-02-30", "2026-03-12T25:00Z", "2026-03-12T09:30+25:00",
+        "2 fortnights ago", "-2 days ago", "2026-03-12T09:30:00X", "99999999999 years ago"}) {
+    INFO(bad);
+    auto t = parse_moment(bad, 0);
+    REQUIRE_FALSE(t);
+    CHECK(t.error().code == Errc::usage);
+    CHECK_THAT(t.error().message, Catch::Contains("ISO 8601"));
+  }
+}
