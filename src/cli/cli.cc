@@ -28,29 +28,6 @@ Result<Archive> open_archive(const Globals& globals) {
   return Archive::open(globals.dir);
 }
 
-Result<EditedArchive> open_for_edit(const Globals& globals) {
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto lock = ArchiveLock::acquire(*archive, false);
-  if (!lock) return lock.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  return EditedArchive{std::move(*archive), std::move(*lock), std::move(*config)};
-}
-
-Result<std::string> committed_config(const Archive& archive, std::string_view command) {
-  auto dirty = archive.uncommitted("feeddiff.toml");
-  if (!dirty) return dirty.error();
-  if (*dirty)
-    return Error{Errc::conflict,
-                 fmt::format("feeddiff.toml has edits not committed; commit or undo them, then "
-                             "run {} again (nothing was changed)",
-                             command)};
-  auto text = archive.read_head("feeddiff.toml");
-  if (!text) return text.error();
-  return text->value_or(std::string());
-}
-
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }
