@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
