@@ -308,6 +308,38 @@ Result<std::optional<std::string>> item_with_link(const Archive& archive,
                                                   const SourceHistory& history,
                                                   const std::string& link);
 
+// ---- A source's changes as `log NAME` lists them, and what differs between two commits
+// (`diff A B` without NAME).
+
+/// Every change of a source, newest first, as archive.source_log(source, 0) lists them (each
+/// with its title, times, the trailers log shows and the abbreviated id), read from the cache
+/// log/<source>: one record per commit, so that a commit is read from git once, not on every
+/// call, and what a call costs is what it prints. The short ids are checked against the
+/// objects added since the last call (abbrev/<source>). A cache that no longer fits the
+/// history is trusted up to where it does, as SourceRecords are.
+Result<std::vector<CommitInfo>> source_changes(const Archive& archive, const std::string& source);
+
+/// A source whose raw body differs between two commits: each side's blob id, "" where the
+/// commit has none.
+struct SourceDifference {
+  std::string name;      ///< the source
+  std::string old_blob;  ///< at the first commit
+  std::string new_blob;  ///< at the second
+};
+
+/// The sources whose response.xml or response.json differ between two commits (either
+/// layout; a source only moved between layouts does not differ), by name. Lists the two
+/// commits' raw/ trees: the cost of the sources, not of the history between.
+Result<std::vector<SourceDifference>> sources_between(const Archive& archive, const CommitInfo& a,
+                                                      const CommitInfo& b);
+
+/// The item summary of one source's difference (`1 added`, or why there is none: a side
+/// without the source, a version that does not parse), under the rules of feeddiff.toml at
+/// the second commit b; from the item-summary cache when it holds it, else computed and
+/// cached.
+std::string difference_summary(const Archive& archive, const CommitInfo& b,
+                               const SourceDifference& d);
+
 // ---- What kind of change a commit recorded (contract: the Change-Class, Item-Summary and
 // Not-A-Feed trailers poll writes), as `log` and the site show it: read from the trailers,
 // or, for a commit made before poll wrote them, from the item summary cache when it holds

@@ -1,7 +1,7 @@
 #pragma once
 // The sync service: publishing this poller's commits to the shared branch of a git remote
-// (docs/fleet.md), and the git command line it and `clone` run. Used by `sync`, `poll --sync`
-// and `clone`, which parse and print.
+// (docs/fleet.md), joining a fleet by cloning an archive with its poll state rebuilt, and the
+// git command line both run. Used by `sync`, `poll --sync` and `clone`, which parse and print.
 //
 // git itself, not libgit2, talks to remotes: libgit2 1.5 cannot do it as the user configured
 // it (`git clone`, `git fetch` and `git push` use the user's ssh keys, credential helpers,
@@ -105,5 +105,40 @@ SyncReport sync_archive(Archive& archive, const SyncOptions& options, const Arch
 /// The summary line, without its newline: "Synced with origin/main: fetched 3 commits,
 /// replayed 2, pushed 2 (1 try)."
 std::string sync_summary(const SyncReport& report);
+
+// ---- Clone ----
+
+/// What to clone, and where.
+struct CloneRequest {
+  std::string url;           ///< the archive's git remote (anything git clone takes)
+  std::string dir;           ///< where, relative to parent ("": as git clone names it)
+  std::string parent = ".";  ///< the directory git clone runs in
+  /// Each git command's deadline; nullopt: FEEDDIFF_GIT_TIMEOUT, else kGitTimeoutMs.
+  std::optional<long> git_timeout_ms = std::nullopt;
+};
+
+/// What a clone made: what `clone` says of it.
+struct CloneReport {
+  std::string dir;              ///< the directory, as the request named it or the URL gave it
+  std::string branch;           ///< the branch checked out (main, or the one holding the archive)
+  std::size_t sources = 0;      ///< sources in its feeddiff.toml
+  std::size_t recorded = 0;     ///< of them, with a recorded version
+  std::size_t conditional = 0;  ///< of those, with an ETag or Last-Modified from history
+  std::string shown_url;        ///< the URL, credentials masked (mask_url_credentials)
+};
+
+/// The directory `git clone URL` would pick: the URL's last path component without a
+/// trailing ".git" (or "/"); "" when it has none.
+std::string clone_default_dir(std::string_view url);
+
+/// Clones an archive with `git clone --no-checkout`, checks out the branch that holds it
+/// (main when it holds feeddiff.toml, else the one the remote's HEAD names when it does, else
+/// the one branch that does: a bare repository made with plain `git init --bare` has HEAD at
+/// master even when only main was pushed), and rebuilds .git/feeddiff/state.json from its
+/// history, so that the new poller's first requests are conditional. Errc::usage when no
+/// directory can be told from the URL; Errc::not_an_archive when no branch holds one. A
+/// clone that fails leaves nothing behind: the directory when it made it, its contents when
+/// it was empty before.
+Result<CloneReport> clone_archive(CloneRequest request);
 
 }  // namespace feeddiff

@@ -28,29 +28,6 @@ Result<Archive> open_archive(const Globals& globals) {
   return Archive::open(globals.dir);
 }
 
-Result<EditedArchive> open_for_edit(const Globals& globals) {
-  auto archive = open_archive(globals);
-  if (!archive) return archive.error();
-  auto lock = ArchiveLock::acquire(*archive, false);
-  if (!lock) return lock.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  return EditedArchive{std::move(*archive), std::move(*lock), std::move(*config)};
-}
-
-Result<std::string> committed_config(const Archive& archive, std::string_view command) {
-  auto dirty = archive.uncommitted("feeddiff.toml");
-  if (!dirty) return dirty.error();
-  if (*dirty)
-    return Error{Errc::conflict,
-                 fmt::format("feeddiff.toml has edits not committed; commit or undo them, then "
-                             "run {} again (nothing was changed)",
-                             command)};
-  auto text = archive.read_head("feeddiff.toml");
-  if (!text) return text.error();
-  return text->value_or(std::string());
-}
-
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }
@@ -267,8 +244,10 @@ std::string version_text() {
 
 }  // namespace
 
-int run_cli(int argc, char** argv) {
-  CLI::App app{"feeddiff: archive web feeds in git and see what changed.", "feeddiff"};
+namespace {
+
+// The root parser: its help, --version, and the global options (taken after the command too).
+void set_up_root(CLI::App& app, cli::Globals& globals) {
   app.footer(kFooter);
   app.set_version_flag("--version", version_text,
                        "Print the version, the commit it was built from and the versions of "
@@ -278,71 +257,58 @@ int run_cli(int argc, char** argv) {
   // git takes them: an option the command does not know is tried as a global one. Set before
   // the commands are, which inherit it.
   app.fallthrough();
-  cli::Globals globals;
   app.add_option("-C", globals.dir, "Run in this archive (default: the current directory)")
       ->type_name("DIR");
   app.add_option("--color", globals.color, "Colour output: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");
+}
 
-  // A word where a command belongs that names none: an error before anything is parsed, so
-  // that `feeddiff sycn --help` fails too instead of printing the main help.
-  const std::string_view named = named_command(argc, argv);
-  const Builder named_builder = builder_of(named);
-  if (!named.empty() && !named_builder)
-    return report_error(Error{Errc::usage, not_a_command(named)});
-
-  // Setting up all 18 commands' options costs a quarter of a millisecond, which `show` feels
-  // (bench/show): only the command named is set up, unless none is.
+// Setting up all 18 commands' options costs a quarter of a millisecond, which `show` feels
+// (bench/show): only the command named is set up, unless none is.
+std::vector<cli::Command> set_up_commands(CLI::App& app, const cli::Globals& globals,
+                                          Builder named) {
   std::vector<cli::Command> commands;
-  if (named_builder) {
-    commands.push_back(named_builder(app, globals));
+  if (named) {
+    commands.push_back(named(app, globals));
   } else {
     for (const auto& [name, build_one] : kBuilders) commands.push_back(build_one(app, globals));
   }
+  return commands;
+}
 
-  // The build writes the manual page feeddiff(1) with `feeddiff --man` (cmake/man.cmake): it is
-  // made from this parser, so it lists exactly the commands and options --help does.
-  if (argc == 2 && std::string_view(argv[1]) == "--man") {
-    std::fputs(cli::man_page(app).c_str(), stdout);
-    return std::fflush(stdout) == 0 ? kExitOk : kExitError;
-  }
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string where;
-    const CLI::App* parsed = nullptr;
-    for (const auto& command : commands)
-      if (command.app->parsed()) {
-        where = " " + command.app->get_name();
-        parsed = command.app;
-      }
-    // `feeddiff` alone, or with global options only: how to use it, not "A subcommand is
-    // required".
-    if (!parsed && dynamic_cast<const CLI::RequiredError*>(&e)) {
-      std::fflush(stdout);
-      std::fputs(short_help(app).c_str(), stderr);
-      return kExitError;
+// What a parse error prints (stderr, exit 2): the short help for no command at all, else the
+// error with the nearest option to a mistyped one and where to look.
+int parse_error(CLI::App& app, const std::vector<cli::Command>& commands,
+                const CLI::ParseError& e) {
+  std::string where;
+  const CLI::App* parsed = nullptr;
+  for (const auto& command : commands)
+    if (command.app->parsed()) {
+      where = " " + command.app->get_name();
+      parsed = command.app;
     }
-    std::string hint;
-    if (dynamic_cast<const CLI::ExtrasError*>(&e))
-      for (const std::string& extra : app.remaining(true))
-        if (const std::string near = nearest_option(extra, app, parsed); !near.empty()) {
-          hint = fmt::format("; did you mean '{}'?", near);
-          break;
-        }
-    std::fprintf(stderr, "feeddiff: error: %s%s (see `feeddiff%s --help`)\n",
-                 escape_terminal(one_line(e.what())).c_str(), hint.c_str(), where.c_str());
+  // `feeddiff` alone, or with global options only: how to use it, not "A subcommand is
+  // required".
+  if (!parsed && dynamic_cast<const CLI::RequiredError*>(&e)) {
+    std::fflush(stdout);
+    std::fputs(short_help(app).c_str(), stderr);
     return kExitError;
   }
+  std::string hint;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    for (const std::string& extra : app.remaining(true))
+      if (const std::string near = nearest_option(extra, app, parsed); !near.empty()) {
+        hint = fmt::format("; did you mean '{}'?", near);
+        break;
+      }
+  std::fprintf(stderr, "feeddiff: error: %s%s (see `feeddiff%s --help`)\n",
+               escape_terminal(one_line(e.what())).c_str(), hint.c_str(), where.c_str());
+  return kExitError;
+}
 
+// Runs the command that was parsed; its exit code, or its error reported.
+int run_parsed(const std::vector<cli::Command>& commands) {
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     Result<int> code = [&]() -> Result<int> {
@@ -357,6 +323,40 @@ int run_cli(int argc, char** argv) {
     return *code;
   }
   return report_error(Error{Errc::usage, "no command given (see `feeddiff --help`)"});
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"feeddiff: archive web feeds in git and see what changed.", "feeddiff"};
+  cli::Globals globals;
+  set_up_root(app, globals);
+  // A word where a command belongs that names none: an error before anything is parsed, so
+  // that `feeddiff sycn --help` fails too instead of printing the main help.
+  const std::string_view named = named_command(argc, argv);
+  const Builder named_builder = builder_of(named);
+  if (!named.empty() && !named_builder)
+    return report_error(Error{Errc::usage, not_a_command(named)});
+  const std::vector<cli::Command> commands = set_up_commands(app, globals, named_builder);
+
+  // The build writes the manual page feeddiff(1) with `feeddiff --man` (cmake/man.cmake): it is
+  // made from this parser, so it lists exactly the commands and options --help does.
+  if (argc == 2 && std::string_view(argv[1]) == "--man") {
+    std::fputs(cli::man_page(app).c_str(), stdout);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitError;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return parse_error(app, commands, e);
+  }
+  return run_parsed(commands);
 }
 
 }  // namespace feeddiff

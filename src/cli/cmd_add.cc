@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "feeddiff/config.h"
 #include "feeddiff/fetch.h"
-#include "feeddiff/poll.h"
+#include "feeddiff/sources.h"
 
 namespace feeddiff::cli {
 
@@ -23,44 +22,16 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   auto every = parse_duration(options.every);
   if (!every) return every.error();
   if (*every < 60'000) return Error{Errc::usage, "--every must be at least 1m (be polite)"};
-
-  auto edit = open_for_edit(globals);
+  auto edit = open_for_edit(globals.dir);
   if (!edit) return edit.error();
-  Archive& archive = edit->archive;
-  Config& config = edit->config;
-  auto text = committed_config(archive, "add");
-  if (!text) return text.error();
-  if (config.find(options.name))
-    return Error{Errc::exists,
-                 fmt::format("a source named '{}' exists already (see "
-                             "feeddiff.toml; `feeddiff remove {}` first to replace it)",
-                             options.name, options.name)};
-  // user:password never reaches feeddiff.toml, which is committed.
-  const SplitUrl split = split_credentials(options.url);
-  SourceConfig source;
-  source.name = options.name;
-  source.url = split.url;
-  source.every = *every;
-  // The user's file, edited: comments, order and layout stay.
-  auto edited = add_source_table(*text, source);
-  if (!edited) return edited.error();
-
-  if (auto ok = save_credentials(archive, source.name, split.credentials, source.url); !ok)
-    return ok.error();
-  auto now = current_time();
-  if (!now) return now.error();
-  CommitRequest request;
-  request.author_time = request.commit_time = *now;
-  request.message = fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n", source.name,
-                                source.name, redact_url(source.url), format_duration(source.every));
-  request.files.push_back({"feeddiff.toml", std::move(*edited)});
-  auto committed = archive.commit(request);
-  if (!committed) return committed.error();
+  auto added = add_source(*edit, options.name, options.url, *every, current_time);
+  if (!added) return added.error();
+  const SourceConfig& source = added->source;
   write_out(fmt::format("Added {} ({}, every {}){}\n", source.name, redact_url(source.url),
                         format_duration(source.every),
-                        split.credentials.empty() ? ""
-                                                  : "; its credentials are kept in "
-                                                    ".git/feeddiff/credentials, not in a commit"));
+                        !added->credentials_stored ? ""
+                                                   : "; its credentials are kept in "
+                                                     ".git/feeddiff/credentials, not in a commit"));
   return 0;
 }
 

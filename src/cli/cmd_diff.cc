@@ -9,7 +9,6 @@
 
 #include "cli/input.h"
 #include "feeddiff/changes.h"
-#include "feeddiff/normalize.h"
 
 namespace feeddiff::cli {
 
@@ -96,32 +95,6 @@ Result<int> diff_source(const Globals& globals, const DiffOptions& options, cons
   change->old_body = Blob(*before ? std::move((*before)->bytes) : std::string());
   change->new_body = Blob(*after ? std::move((*after)->bytes) : std::string());
   return render_page(globals, options, *change, a_label, b_label, std::move(only));
-}
-
-// The item summary of one source's difference, from the cache when it holds it.
-std::string difference_summary(const Archive& archive, const CommitInfo& b,
-                               const SourceDifference& d) {
-  if (d.old_blob.empty()) return "not in the first commit";
-  if (d.new_blob.empty()) return "not in the second commit";
-  const FeedRules rules = feed_rules(archive, b.id, d.name);
-  const std::string name =
-      item_diff_cache_name(d.old_blob, d.new_blob, rules.ignore, rules.insignificant);
-  std::optional<ItemDiff> items;
-  if (auto text = archive.cache_read(name)) items = decode_item_diff(*text);
-  if (!items) {
-    const NormalizeOptions model_only{{}, true, false};
-    auto model = [&](const std::string& blob) -> Result<Document> {
-      auto body = archive.read_blob(blob);
-      if (!body) return body.error();
-      return normalize(*body, model_only);
-    };
-    auto before = model(d.old_blob);
-    auto after = model(d.new_blob);
-    if (!before || !after) return "a version does not parse";
-    items = diff_items(before->feed, after->feed, rules.ignore, true, rules.insignificant);
-    archive.cache_write(name, encode_item_diff(*items));
-  }
-  return summarize_items(*items);
 }
 
 // `diff A B` of two commits without a NAME: the one source that differs, or the list.

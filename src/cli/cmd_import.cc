@@ -1,16 +1,13 @@
 // feeddiff import FILE.opml: add every feed of an OPML subscription list as a source.
 
 #include <fmt/format.h>
-#include <array>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 
 #include "cli/command.h"
-#include "feeddiff/config.h"
-#include "feeddiff/fetch.h"
-#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
+#include "feeddiff/sources.h"
 
 namespace feeddiff::cli {
 
@@ -39,6 +36,32 @@ Result<std::string> read_input(const std::string& file) {
   return text;
 }
 
+// What import says: a line per feed added or already there, then the counts; the skipped
+// feeds' lines go to stderr.
+int print_import(const ImportPlan& plan, std::size_t feeds, bool dry_run) {
+  std::string out, warnings;
+  for (const ImportEntry& e : plan.entries) {
+    if (e.kind == ImportEntry::Kind::skipped)
+      warnings += fmt::format("skipped {}: {}\n", e.shown_url, e.reason);
+    else if (e.kind == ImportEntry::Kind::present)
+      out += fmt::format("{} is already a source: {}\n", e.shown_url, e.name);
+    else
+      out += fmt::format("Added {} ({}, every {})\n", e.name, e.source.url,
+                         format_duration(e.source.every));
+  }
+  out += fmt::format("{} {} of {} feed{}", dry_run ? "Would import" : "Imported", plan.added, feeds,
+                     feeds == 1 ? "" : "s");
+  if (plan.present) out += fmt::format(", {} already there", plan.present);
+  if (plan.skipped) out += fmt::format(", {} skipped", plan.skipped);
+  out += plan.added && !dry_run ? "; run `feeddiff poll` to fetch them\n" : "\n";
+  write_out(escape_lines(out));
+  if (!warnings.empty()) {
+    std::fflush(stdout);
+    std::fputs(escape_lines(warnings).c_str(), stderr);
+  }
+  return plan.skipped ? 1 : 0;
+}
+
 Result<int> import(const Globals& globals, const ImportOptions& options) {
   auto default_every = parse_duration(options.every);
   if (!default_every) return default_every.error();
@@ -48,93 +71,14 @@ Result<int> import(const Globals& globals, const ImportOptions& options) {
   auto feeds = parse_opml(*text);
   if (!feeds)
     return Error{feeds.error().code, fmt::format("{}: {}", options.file, feeds.error().message)};
-
-  auto edit = open_for_edit(globals);
+  auto edit = open_for_edit(globals.dir);
   if (!edit) return edit.error();
-  Archive& archive = edit->archive;
-  Config& config = edit->config;
-  auto text_before = committed_config(archive, "import");
+  auto text_before = committed_config(edit->archive, "import");
   if (!text_before) return text_before.error();
-
-  std::vector<std::string> taken;
-  for (const auto& s : config.sources) taken.push_back(s.name);
-  // Each source's name, credentials and the URL they are bound to.
-  std::vector<std::array<std::string, 3>> secrets;
-  std::string out, warnings, added_lines;
-  std::size_t added = 0, present = 0, skipped = 0;
-  std::vector<SourceConfig> new_sources;
-  for (const auto& feed : *feeds) {
-    const SplitUrl split = split_credentials(feed.url);
-    const std::string shown = redact_url(feed.url);
-    if (auto ok = check_url(split.url); !ok) {
-      warnings += fmt::format("skipped {}: {}\n", shown, ok.error().message);
-      ++skipped;
-      continue;
-    }
-    if (const auto* same = [&]() -> const SourceConfig* {
-          for (const auto& s : config.sources)
-            if (s.url == split.url) return &s;
-          return nullptr;
-        }()) {
-      out += fmt::format("{} is already a source: {}\n", shown, same->name);
-      ++present;
-      continue;
-    }
-    const TimeMs every = feed.every.value_or(*default_every);
-    if (every < 60'000) {
-      warnings +=
-          fmt::format("skipped {}: interval {} is under 1m\n", shown, format_duration(every));
-      ++skipped;
-      continue;
-    }
-    SourceConfig source;
-    const bool keep_name = !feed.name.empty() && check_source_name(feed.name).ok() &&
-                           std::find(taken.begin(), taken.end(), feed.name) == taken.end();
-    source.name =
-        keep_name ? feed.name
-                  : source_name_for(feed.name.empty() ? feed.title : feed.name, split.url, taken);
-    source.url = split.url;
-    source.every = every;
-    source.ignore = feed.ignore;
-    source.skip_cosmetic = feed.skip_cosmetic;
-    taken.push_back(source.name);
-    if (!split.credentials.empty()) secrets.push_back({source.name, split.credentials, split.url});
-    out += fmt::format("Added {} ({}, every {})\n", source.name, source.url,
-                       format_duration(source.every));
-    added_lines += fmt::format("Source-Added: {} {}\n", source.name, source.url);
-    config.sources.push_back(source);
-    new_sources.push_back(std::move(source));
-    ++added;
-  }
-
-  if (added && !options.dry_run) {
-    // The user's file, edited: comments, order and layout stay; the new tables follow in
-    // the list's order.
-    auto edited = add_source_tables(*text_before, new_sources);
-    if (!edited) return edited.error();
-    for (const auto& [name, credentials, url] : secrets)
-      if (auto ok = save_credentials(archive, name, credentials, url); !ok) return ok.error();
-    auto now = current_time();
-    if (!now) return now.error();
-    CommitRequest request;
-    request.author_time = request.commit_time = *now;
-    request.message = fmt::format("import: {} source{} from OPML\n\n{}", added,
-                                  added == 1 ? "" : "s", added_lines);
-    request.files.push_back({"feeddiff.toml", std::move(*edited)});
-    auto committed = archive.commit(request);
-    if (!committed) return committed.error();
-  }
-  out += fmt::format("{} {} of {} feed{}", options.dry_run ? "Would import" : "Imported", added,
-                     feeds->size(), feeds->size() == 1 ? "" : "s");
-  if (present) out += fmt::format(", {} already there", present);
-  if (skipped) out += fmt::format(", {} skipped", skipped);
-  out += added && !options.dry_run ? "; run `feeddiff poll` to fetch them\n" : "\n";
-  write_out(escape_lines(out));
-  if (!warnings.empty()) {
-    std::fflush(stdout);
-    std::fputs(escape_lines(warnings).c_str(), stderr);
-  }
-  return skipped ? 1 : 0;
+  const ImportPlan plan = plan_import(edit->config, *feeds, *default_every);
+  if (!options.dry_run)
+    if (auto ok = commit_import(*edit, *text_before, plan, current_time); !ok) return ok.error();
+  return print_import(plan, feeds->size(), options.dry_run);
 }
 
 }  // namespace

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <map>
 #include <optional>
 
@@ -121,74 +119,6 @@ Result<int> log_items_everywhere(const Archive& archive, const LogOptions& optio
   return 0;
 }
 
-bool parse_time(const std::string& text, TimeMs& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
-// What `log NAME` prints of a commit: its title, times and these trailers (the first of each).
-constexpr std::array<const char*, 6> kLogTrailers = {"Source",       "Observed-At",  "Status",
-                                                     "Change-Class", "Item-Summary", "Not-A-Feed"};
-
-// The tag of a record: "c2" since records keep the class trailers, or for a commit without
-// them its Summary-Key (summary_key); "c" records, which kept neither, are read as none, so
-// the cache is rebuilt once.
-constexpr const char* kRecordTag = "c2";
-
-// A commit as its record in the log cache keeps it: kRecordTag, id, title, author and
-// committer times, then key and value of each of kLogTrailers it has; nullopt for any other
-// line.
-std::optional<CommitInfo> from_record(const std::vector<std::string>& r) {
-  CommitInfo c;
-  if (r.size() < 5 || r.size() % 2 == 0 || r[0] != kRecordTag || !parse_time(r[3], c.author_time) ||
-      !parse_time(r[4], c.commit_time))
-    return std::nullopt;
-  c.id = r[1];
-  c.title = r[2];
-  for (std::size_t i = 5; i + 1 < r.size(); i += 2) c.trailers.push_back({r[i], r[i + 1]});
-  return c;
-}
-
-// Every change of a source, newest first, as source_log(name, 0) lists them, from the cache
-// log/<source>: one record per commit (its title, times and kLogTrailers), so that the
-// commits are read once, not on every call, and what a call costs is the lines it prints.
-// The short ids are checked against the objects added since the last call (abbrev/<source>).
-Result<std::vector<CommitInfo>> all_changes(const Archive& archive, const std::string& source) {
-  auto ids = archive.source_commit_ids(source);
-  if (!ids) return ids.error();
-  const std::vector<std::string> commits(ids->rbegin(), ids->rend());
-  SourceRecords records = SourceRecords::load(archive, "log", source, commits);
-  std::vector<CommitInfo> out;
-  out.reserve(commits.size());
-  for (const auto& r : records.records()) {
-    auto c = from_record(r);
-    if (!c) break;
-    out.push_back(std::move(*c));
-  }
-  records.keep(out.size());
-  for (std::size_t k = out.size(); k < commits.size(); ++k) {
-    auto c = archive.resolve(commits[k]);
-    if (!c) return archive.source_log(source, 0);  // a record naming no commit: walk instead
-    std::vector<std::string> fields = {kRecordTag, c->id, c->title, std::to_string(c->author_time),
-                                       std::to_string(c->commit_time)};
-    for (const char* key : kLogTrailers)
-      if (const std::string* value = c->trailer(key)) fields.insert(fields.end(), {key, *value});
-    // A version recorded before poll wrote its class: where its summary is cached, found
-    // once here, so that a later call reads one cache entry per line, not two trees.
-    if (!c->trailer("Change-Class"))
-      if (auto key = summary_key(archive, c->id, source))
-        fields.insert(fields.end(), {"Summary-Key", *key});
-    out.push_back(*from_record(fields));  // what a later call reads back
-    records.add(std::move(fields));
-  }
-  records.save(archive);
-  auto abbrev = archive.abbreviate(commits, source_cache_name("abbrev", source));
-  if (!abbrev) return abbrev.error();
-  for (std::size_t i = 0; i < out.size(); ++i) out[i].abbrev = std::move((*abbrev)[i]);
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
 // " [items] 1 added": a change's class, and its summary unless the title says it already.
 std::string class_note(const ChangeClass& cls, const std::string& title) {
   std::string out = fmt::format(" [{}]", cls.name == "not-a-feed" ? "not a feed" : cls.name);
@@ -235,7 +165,7 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
   // With -n, the newest N commits are read; without, the source's cache of them.
   auto commits = options.source.empty() ? archive->log("", options.limit)
                  : options.limit        ? archive->source_log(options.source, options.limit)
-                                        : all_changes(*archive, options.source);
+                                        : source_changes(*archive, options.source);
   if (!commits) return commits.error();
   const bool look = options.source.empty() || options.limit;  // else records: Summary-Key
   if (options.format == "json") {

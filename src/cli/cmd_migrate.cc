@@ -3,11 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <set>
-
 #include "cli/command.h"
-#include "feeddiff/config.h"
 #include "feeddiff/render.h"
+#include "feeddiff/sources.h"
 
 namespace feeddiff::cli {
 
@@ -27,66 +25,18 @@ Result<int> migrate(const Globals& globals, const MigrateOptions& options) {
   if (!archive) return archive.error();
   auto lock = ArchiveLock::acquire(*archive, options.wait);
   if (!lock) return lock.error();
-  // The committed file is edited, not the work tree's: an edit not committed yet would
-  // otherwise be committed under this commit's title (and checking the file out would lose
-  // it), so it is refused.
-  auto dirty = archive->uncommitted("feeddiff.toml");
-  if (!dirty) return dirty.error();
-  if (*dirty)
-    return Error{Errc::conflict,
-                 "feeddiff.toml has edits not committed; commit or discard them, then migrate"};
-  auto head = archive->resolve("HEAD");
-  if (!head) return head.error();
-  auto text = archive->read(head->id, "feeddiff.toml");
-  if (!text) return text.error();
-  if (!*text) return Error{Errc::not_an_archive, "HEAD has no feeddiff.toml"};
-  auto config = parse_config(**text);
-  if (!config) return config.error();
-
-  // Every file of a source's directory, moved by blob id: nothing is read or stored again.
-  auto files = archive->files_under(head->id, "raw/");
-  if (!files) return files.error();
-  CommitRequest request;
-  std::set<std::string> moved;
-  for (const PathChange& file : *files) {
-    const auto owner = source_of_raw_path(file.path);
-    if (!owner) continue;  // not a source's (a hand-made file): left where it is
-    const std::string to_path =
-        source_dir(*owner, *to) + file.path.substr(file.path.rfind('/') + 1);
-    if (to_path == file.path) continue;
-    request.files.push_back({to_path, std::nullopt, file.new_blob});
-    request.files.push_back({file.path, std::nullopt});
-    moved.emplace(*owner);
-  }
-  const std::string_view name = layout_name(*to);
+  auto report = migrate_layout(*archive, *lock, *to, current_time);
+  if (!report) return report.error();
   const std::string spelled = *to == Layout::fanout ? "the fan-out layout (raw/<hh>/<name>/)"
                                                     : "the flat layout (raw/<name>/)";
-  if (moved.empty() && config->layout == *to) {
-    write_out(fmt::format("raw/ is in {} already; nothing to do\n", spelled));
-    return 0;
-  }
-  if (config->layout != *to) {
-    auto edited = set_layout(**text, *to);
-    if (!edited) return edited.error();
-    request.files.push_back({"feeddiff.toml", std::move(*edited)});
-  }
-  auto now = current_time();
-  if (!now) return now.error();
-  request.author_time = request.commit_time = *now;
-  // No Source trailer: the commit records no response. Layout marks it for readers that list
-  // changes (`site` makes no page of it).
-  request.message = fmt::format("migrate: raw/ to the {} layout\n\nLayout: {}\n",
-                                *to == Layout::fanout ? "fan-out" : "flat", name);
-  auto committed = archive->commit(request);
-  if (!committed) return committed.error();
-  if (!*committed) {
+  if (!report->changed) {
     write_out(fmt::format("raw/ is in {} already; nothing to do\n", spelled));
     return 0;
   }
   write_out(
       fmt::format("Moved {} source{} to {} in commit {}; feeddiff.toml says layout = \"{}\"\n",
-                  with_thousands(moved.size()), moved.size() == 1 ? "" : "s", spelled,
-                  committed->value().substr(0, 7), name));
+                  with_thousands(report->moved), report->moved == 1 ? "" : "s", spelled,
+                  report->commit.substr(0, 7), layout_name(*to)));
   return 0;
 }
 

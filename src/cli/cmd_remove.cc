@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "feeddiff/config.h"
-#include "feeddiff/poll.h"
+#include "feeddiff/sources.h"
 
 namespace feeddiff::cli {
 
@@ -12,38 +11,9 @@ namespace {
 
 Result<int> remove(const Globals& globals, const std::string& name) {
   if (auto ok = check_source_name(name); !ok) return ok.error();
-  auto edit = open_for_edit(globals);
+  auto edit = open_for_edit(globals.dir);
   if (!edit) return edit.error();
-  Archive& archive = edit->archive;
-  Config& config = edit->config;
-  if (!config.find(name)) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
-  auto text = committed_config(archive, "remove");
-  if (!text) return text.error();
-  // The user's file, edited: comments, order and layout of the rest stay.
-  auto edited = remove_source_table(*text, name);
-  if (!edited) return edited.error();
-
-  auto now = current_time();
-  if (!now) return now.error();
-  CommitRequest request;
-  request.author_time = request.commit_time = *now;
-  request.message = fmt::format("{}: removed\n\nSource: {}\n", name, name);
-  request.files.push_back({"feeddiff.toml", std::move(*edited)});
-  for (const Layout layout :
-       {Layout::flat, Layout::fanout}) {  // wherever it lies (absent: skipped)
-    for (const bool json : {false, true})
-      request.files.push_back({raw_path(name, json, layout), std::nullopt});
-    request.files.push_back({not_a_feed_path(name, layout), std::nullopt});
-  }
-  auto committed = archive.commit(request);
-  if (!committed) return committed.error();
-
-  auto state = load_state(archive);
-  if (state) {
-    state->sources.erase(name);
-    (void)save_state(archive, *state);
-  }
-  (void)save_credentials(archive, name, "", "");
+  if (auto ok = remove_source(*edit, name, current_time); !ok) return ok.error();
   write_out(fmt::format("Removed {}; its history stays in the archive's git log\n", name));
   return 0;
 }

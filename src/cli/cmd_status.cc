@@ -2,22 +2,19 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "feeddiff/notify.h"
-#include "feeddiff/poll.h"
 #include "feeddiff/render.h"
+#include "feeddiff/status.h"
 
 namespace feeddiff::cli {
 
 namespace {
 
 struct StatusFlags {
-  std::vector<std::string> names;
+  StatusRequest request;
   bool json = false;
-  std::string shard;
 };
 
 // "5m", "2h5m", "3d4h": the two leading units are enough to read a schedule.
@@ -42,32 +39,6 @@ std::string when(TimeMs t) {
   std::string iso = format_iso8601_ms(t);
   if (const auto dot = iso.find('.'); dot != std::string::npos) iso = iso.substr(0, dot) + "Z";
   return iso;
-}
-
-// What this machine holds back from a source: hooks it has not trusted (notify.h) and
-// credentials given for another origin than its URL's.
-struct Withheld {
-  std::vector<std::string> hooks;  // "exec", "webhook": waiting for `feeddiff trust`
-  const StoredCredentials* credentials = nullptr;  // stored for the source, or nullptr
-  bool credentials_sent = false;                   // bound to the URL's origin (or not bound yet)
-};
-
-// Stored credentials by source name.
-using CredentialsBySource = std::map<std::string, StoredCredentials>;
-
-Withheld withheld(const SourceConfig& source, const std::vector<HookValue>& hooks,
-                  const CredentialsBySource& credentials) {
-  Withheld out;
-  // HookValue::sources is in config order, which is sorted by name.
-  for (const HookValue& h : hooks)
-    if (!h.trusted && std::binary_search(h.sources.begin(), h.sources.end(), source.name))
-      out.hooks.push_back(h.kind);
-  if (auto it = credentials.find(source.name); it != credentials.end()) {
-    out.credentials = &it->second;
-    // An older feeddiff's line is bound to the URL by the next poll.
-    out.credentials_sent = it->second.origin.empty() || credentials_apply(it->second, source.url);
-  }
-  return out;
 }
 
 // A permanent redirect seen: how far it is from being adopted.
@@ -179,15 +150,12 @@ Json json_text(const std::string& s) {
 // Keys in a fixed order (ordered_json) so that the same state gives the same bytes. Bytes
 // that are not valid UTF-8 (an ETag is whatever a server sent) become U+FFFD, so the output
 // is always valid JSON.
-std::string status_json(const std::vector<const SourceConfig*>& sources, const State& state,
-                        TimeMs now, const std::optional<Shard>& shard,
-                        const std::optional<std::pair<std::string, std::size_t>>& unpublished,
-                        const std::vector<HookValue>& hooks,
-                        const CredentialsBySource& credentials) {
+std::string status_json(const StatusData& data, const std::vector<const SourceConfig*>& sources,
+                        TimeMs now) {
+  const std::optional<Shard>& shard = data.shard;
   Json list = Json::array();
   for (const SourceConfig* source : sources) {
-    auto it = state.sources.find(source->name);
-    const SourceState st = it == state.sources.end() ? SourceState{} : it->second;
+    const SourceState st = state_of(data, source->name);
     Json redirect = nullptr;
     if (!st.pending_redirect.empty())
       redirect = Json{{"target", st.pending_redirect},
@@ -212,7 +180,7 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
     j["etag"] = json_text(st.etag);
     j["last_modified"] = json_text(st.last_modified);
     j["items_error"] = json_text(st.items_error);
-    const Withheld held = withheld(*source, hooks, credentials);
+    const Withheld held = withheld(*source, data.hooks, data.credentials);
     j["hooks_waiting_for_trust"] = held.hooks;
     j["pending_notifications"] = st.pending_notifications.size();
     j["held_notifications"] = st.held_notifications.size();
@@ -231,87 +199,29 @@ std::string status_json(const std::vector<const SourceConfig*>& sources, const S
   }
   Json doc = {{"now", json_time(now)}};
   if (shard) doc["shard"] = {{"index", shard->index}, {"count", shard->count}};
-  if (unpublished)
-    doc["unpublished"] = {{"upstream", unpublished->first}, {"commits", unpublished->second}};
+  if (const auto& u = data.unpublished)
+    doc["unpublished"] = {{"upstream", u->first}, {"commits", u->second}};
   doc["sources"] = std::move(list);
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
-// What status reads of the archive besides its sources.
-struct StatusData {
-  Config config;
-  State state;
-  std::optional<Shard> shard;                                      // --shard
-  std::optional<std::pair<std::string, std::size_t>> unpublished;  // branch, commits ahead
-  std::vector<HookValue> hooks;                                    // with their trust
-  CredentialsBySource credentials;
-};
-
-Result<StatusData> read_status(const Archive& archive, const StatusFlags& flags) {
-  StatusData out;
-  auto config = load_config(archive);
-  if (!config) return config.error();
-  out.config = std::move(*config);
-  auto state = load_state(archive);
-  if (!state) return state.error();
-  out.state = std::move(*state);
-  if (!flags.shard.empty()) {
-    auto parsed = parse_shard(flags.shard);
-    if (!parsed) return parsed.error();
-    out.shard = *parsed;
-  }
-  auto unpublished = archive.unpublished();
-  if (!unpublished) return unpublished.error();
-  out.unpublished = std::move(*unpublished);
-  auto hooks = hook_values(archive, out.config);
-  if (!hooks) return hooks.error();
-  out.hooks = std::move(*hooks);
-  auto stored = load_credentials(archive);
-  if (!stored) return stored.error();
-  for (auto& c : *stored) out.credentials[c.source] = std::move(c);
-  return out;
-}
-
-// The sources named, or all of them; Errc::not_found for a name that is none.
-Result<std::vector<const SourceConfig*>> chosen_sources(const Config& config,
-                                                        const std::vector<std::string>& names) {
-  std::vector<const SourceConfig*> sources;
-  for (const auto& name : names) {
-    const SourceConfig* source = config.find(name);
-    if (!source) return Error{Errc::not_found, fmt::format("no source named '{}'", name)};
-    sources.push_back(source);
-  }
-  if (names.empty())
-    for (const auto& source : config.sources) sources.push_back(&source);
-  return sources;
 }
 
 // The lines under the sources': the counts, the shard, hooks waiting for trust, what is not
 // yet published.
 std::string status_footer(const Archive& archive, const StatusData& data,
                           const std::vector<const SourceConfig*>& sources, TimeMs now) {
-  std::size_t failing = 0, disabled = 0, due = 0, mine = 0;
-  for (const auto* source : sources) {
-    auto it = data.state.sources.find(source->name);
-    const SourceState st = it == data.state.sources.end() ? SourceState{} : it->second;
-    mine += data.shard && shard_of(*source, data.shard->count) == data.shard->index;
-    failing += st.consecutive_failures > 0 && !st.disabled;
-    disabled += st.disabled;
-    due += !st.disabled && st.next_due <= now;
-  }
+  const StatusCounts n = count_status(data, sources, now);
   std::string out =
       fmt::format("{} source{}: {} failing, {} disabled, {} due now; {:.1f} MiB of git objects\n",
-                  sources.size(), sources.size() == 1 ? "" : "s", failing, disabled, due,
+                  sources.size(), sources.size() == 1 ? "" : "s", n.failing, n.disabled, n.due,
                   static_cast<double>(archive.object_bytes()) / (1 << 20));
   if (data.shard)
-    out += fmt::format("{} of them in shard {}/{}\n", mine, data.shard->index, data.shard->count);
-  const auto untrusted = static_cast<std::size_t>(std::count_if(
-      data.hooks.begin(), data.hooks.end(), [](const HookValue& h) { return !h.trusted; }));
-  if (untrusted)
+    out += fmt::format("{} of them in shard {}/{}\n", n.in_shard, data.shard->index,
+                       data.shard->count);
+  if (n.untrusted)
     out += fmt::format(
         "{} hook{} of feeddiff.toml not trusted on this machine, so not run: review with "
         "`feeddiff trust`, consent with `feeddiff trust --all`\n",
-        untrusted, untrusted == 1 ? "" : "s");
+        n.untrusted, n.untrusted == 1 ? "" : "s");
   if (const auto& u = data.unpublished)
     out += u->second == 0
                ? fmt::format("every commit is on {} (as of the last fetch)\n",
@@ -326,19 +236,10 @@ std::string status_text(const Archive& archive, const StatusData& data,
                         const std::vector<const SourceConfig*>& sources, TimeMs now) {
   std::size_t width = 0;
   for (const auto* source : sources) width = std::max(width, source->name.size());
-  // Asked of git only when some redirect waits on it.
-  bool config_dirty = false;
-  for (const auto& [name, st] : data.state.sources)
-    if (!st.pending_redirect.empty() && st.pending_redirect_count >= kAdoptRedirectAfter) {
-      auto dirty = archive.uncommitted("feeddiff.toml");
-      config_dirty = dirty && *dirty;
-      break;
-    }
+  const bool config_dirty = redirect_held_by_edit(archive, data.state);
   std::string out;
   for (const auto* source : sources) {
-    auto it = data.state.sources.find(source->name);
-    const SourceState st = it == data.state.sources.end() ? SourceState{} : it->second;
-    out += status_line(*source, st, now, width, config_dirty, data.shard,
+    out += status_line(*source, state_of(data, source->name), now, width, config_dirty, data.shard,
                        withheld(*source, data.hooks, data.credentials));
   }
   return out + status_footer(archive, data, sources, now);
@@ -349,13 +250,12 @@ Result<int> run_status(const Globals& globals, const StatusFlags& flags) {
   if (!archive) return archive.error();
   auto now = current_time();
   if (!now) return now.error();
-  auto data = read_status(*archive, flags);
+  auto data = read_status(*archive, flags.request);
   if (!data) return data.error();
-  auto sources = chosen_sources(data->config, flags.names);
+  auto sources = chosen_sources(data->config, flags.request.names);
   if (!sources) return sources.error();
   if (flags.json) {
-    write_out(status_json(*sources, data->state, *now, data->shard, data->unpublished, data->hooks,
-                          data->credentials));
+    write_out(status_json(*data, *sources, *now));
     return 0;
   }
   if (sources->empty()) {
@@ -372,9 +272,9 @@ Command status_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand(
       "status", "Per source: last result and when, next poll, failures, redirects, disabled");
   auto flags = std::make_shared<StatusFlags>();
-  app->add_option("NAME", flags->names, "Only these sources (default: all)");
+  app->add_option("NAME", flags->request.names, "Only these sources (default: all)");
   app->add_flag("--json", flags->json, "One JSON document (times in UTC, ISO 8601)");
-  app->add_option("--shard", flags->shard,
+  app->add_option("--shard", flags->request.shard,
                   "Also say which shard of a fleet of N pollers each source belongs to "
                   "(see `poll --shard`)")
       ->type_name("K/N");

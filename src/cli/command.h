@@ -58,23 +58,6 @@ Command trust_command(CLI::App& root, const Globals& globals);
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);
 
-/// An archive opened to change its sources: the lock held, and feeddiff.toml read under it.
-struct EditedArchive {
-  Archive archive;   ///< the archive named by -C
-  ArchiveLock lock;  ///< taken at once (Errc::locked when another process holds it)
-  Config config;     ///< its feeddiff.toml as the branch has it
-};
-
-/// Opens the archive named by -C, takes its lock without waiting and reads its config: the
-/// start of every command that adds or removes sources.
-Result<EditedArchive> open_for_edit(const Globals& globals);
-
-/// feeddiff.toml as HEAD has it ("" when HEAD has none), for a command (`add`, `remove`) that
-/// edits it and commits the edit. Errc::conflict, saying what to do, when the work tree's copy
-/// has edits not committed: the commit would sweep them in under the command's title, and
-/// its checkout would overwrite them (poll's redirect adoption and sync refuse the same way).
-Result<std::string> committed_config(const Archive& archive, std::string_view command);
-
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
 

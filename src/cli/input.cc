@@ -4,32 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <map>
 
 namespace feeddiff::cli {
 
 namespace {
 
 constexpr const char* kResponseFiles[] = {"response.xml", "response.json"};
-
-bool response_file(std::string_view path) {
-  const std::string_view file = path.substr(path.rfind('/') + 1);
-  for (const char* name : kResponseFiles)
-    if (file == name) return true;
-  return false;
-}
-
-// Each source's response blob id at a commit, by name.
-Result<std::map<std::string, std::string>> response_blobs(const Archive& archive,
-                                                          const std::string& commit_id) {
-  auto files = archive.files_under(commit_id, "raw/");
-  if (!files) return files.error();
-  std::map<std::string, std::string> out;
-  for (const PathChange& f : *files)
-    if (const auto owner = source_of_raw_path(f.path); owner && response_file(f.path))
-      out[std::string(*owner)] = f.new_blob;
-  return out;
-}
 
 }  // namespace
 
@@ -97,33 +77,6 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
     return Error{Errc::not_found,
                  fmt::format("source '{}' has no raw body at commit {}", name, commit->short_id())};
   return std::move(**found);
-}
-
-Result<std::vector<SourceDifference>> sources_between(const Archive& archive, const CommitInfo& a,
-                                                      const CommitInfo& b) {
-  auto before = response_blobs(archive, a.id);
-  if (!before) return before.error();
-  auto after = response_blobs(archive, b.id);
-  if (!after) return after.error();
-  std::vector<SourceDifference> out;
-  auto old_it = before->begin();
-  auto new_it = after->begin();
-  // Both maps are sorted by name: one merge pass.
-  while (old_it != before->end() || new_it != after->end()) {
-    if (new_it == after->end() || (old_it != before->end() && old_it->first < new_it->first)) {
-      out.push_back({old_it->first, old_it->second, ""});
-      ++old_it;
-    } else if (old_it == before->end() || new_it->first < old_it->first) {
-      out.push_back({new_it->first, "", new_it->second});
-      ++new_it;
-    } else {
-      if (old_it->second != new_it->second)
-        out.push_back({old_it->first, old_it->second, new_it->second});
-      ++old_it;
-      ++new_it;
-    }
-  }
-  return out;
 }
 
 }  // namespace feeddiff::cli

@@ -35,18 +35,4 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
 Result<std::optional<FeedInput>> read_source_at(const Archive& archive, const CommitInfo& commit,
                                                 std::string_view source);
 
-/// A source whose raw body differs between two commits: each side's blob id, "" where the
-/// commit has none.
-struct SourceDifference {
-  std::string name;      ///< the source
-  std::string old_blob;  ///< at the first commit
-  std::string new_blob;  ///< at the second
-};
-
-/// The sources whose response.xml or response.json differ between two commits (either
-/// layout; a source only moved between layouts does not differ), by name. Lists the two
-/// commits' raw/ trees: the cost of the sources, not of the history between.
-Result<std::vector<SourceDifference>> sources_between(const Archive& archive, const CommitInfo& a,
-                                                      const CommitInfo& b);
-
 }  // namespace feeddiff::cli
