@@ -299,8 +299,11 @@ struct SourceHistory {
 /// history/<source> keeps what each version was (commit, time, blob, summary name), appended
 /// to, so a later call reads from git only the versions recorded since; a record that no
 /// longer names the source's commit at its place (a reset, a replay) ends what is trusted.
-/// An empty history for a source that has no recorded change.
-Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source);
+/// An empty history for a source that has no recorded change. With until, the history as it
+/// stood then: the versions before the first one observed (Observed-At) after it; the later
+/// ones are still read into the cache.
+Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source,
+                                          std::optional<TimeMs> until = std::nullopt);
 
 /// The id of an item whose link is `link`, looking in the newest version first, then older
 /// ones; nullopt when no version has one.
@@ -318,6 +321,17 @@ Result<std::optional<std::string>> item_with_link(const Archive& archive,
 /// objects added since the last call (abbrev/<source>). A cache that no longer fits the
 /// history is trusted up to where it does, as SourceRecords are.
 Result<std::vector<CommitInfo>> source_changes(const Archive& archive, const std::string& source);
+
+/// The change of source that was in force at moment: the newest of source_changes observed
+/// at or before it. Observed is the Observed-At trailer (the poller's clock when the response
+/// arrived), else the commit time; never Origin-Date, the server's claim. Answered from the
+/// cache source_changes keeps (no history walk). Errc::not_found when the source has no
+/// change recorded, or none observed by then (the message names the first one's time).
+Result<CommitInfo> source_version_at(const Archive& archive, const std::string& source,
+                                     TimeMs moment);
+
+/// When a change was observed: its Observed-At trailer, else its commit time.
+TimeMs observation_time(const CommitInfo& commit);
 
 /// A source whose raw body differs between two commits: each side's blob id, "" where the
 /// commit has none.

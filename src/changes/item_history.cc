@@ -68,7 +68,8 @@ std::string observed_time(const CommitInfo& commit) {
   return format_iso8601_ms(commit.commit_time);
 }
 
-Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source) {
+Result<SourceHistory> read_source_history(const Archive& archive, const std::string& source,
+                                          std::optional<TimeMs> until) {
   auto ids = archive.source_commit_ids(source);
   if (!ids) return ids.error();
   const std::vector<std::string> commits(std::make_move_iterator(ids->rbegin()),
@@ -93,6 +94,15 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
     out.blobs.push_back(blob);
   };
 
+  // With until: the versions before the first one observed after it. A prefix of the
+  // branch's order, so that each version kept is diffed with the one kept before it.
+  bool past = false;
+  auto within = [&](const std::string& observed) {
+    if (until && !past)
+      if (auto t = parse_iso8601(observed); t && *t > *until) past = true;
+    return !past;
+  };
+
   // What the cache knows: each version's diff is the item summary it names.
   std::size_t k = 0;
   for (; k < records.records().size(); ++k) {
@@ -100,14 +110,16 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
     if (r[0] == "s" && r.size() == 2) continue;
     if (r.size() != 5 || (r[0] != "v" && r[0] != "u")) break;
     if (r[0] == "u") {
-      add_version(r[1], r[2], r[3], r[4]);
+      if (within(r[2])) add_version(r[1], r[2], r[3], r[4]);
       continue;
     }
     auto text = archive.cache_read(r[4]);
     auto diff = text ? decode_item_diff(*text) : std::nullopt;
     if (!diff) break;  // the summary is gone (a gc emptied the cache): read on from git
-    out.items.add(out.versions.size(), std::move(*diff));
-    add_version(r[1], r[2], r[3], "");
+    if (within(r[2])) {
+      out.items.add(out.versions.size(), std::move(*diff));
+      add_version(r[1], r[2], r[3], "");
+    }
     last_blob = r[3];
     last_feed = std::nullopt;
   }
@@ -147,7 +159,7 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
       if (!after) {
         std::string note = fmt::format("its items cannot be read ({})", after.error().message);
         records.add({"u", id, observed_at, blob, note});
-        add_version(id, observed_at, blob, std::move(note));
+        if (within(observed_at)) add_version(id, observed_at, blob, std::move(note));
         continue;
       }
       diff = diff_items(*last_feed, *after, ignore);
@@ -155,8 +167,10 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
       feed = std::move(*after);
     }
     records.add({"v", id, observed_at, blob, cache_name});
-    out.items.add(out.versions.size(), std::move(*diff));
-    add_version(id, observed_at, blob, "");
+    if (within(observed_at)) {
+      out.items.add(out.versions.size(), std::move(*diff));
+      add_version(id, observed_at, blob, "");
+    }
     last_blob = blob;
     last_feed = std::move(feed);
   }

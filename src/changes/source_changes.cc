@@ -158,4 +158,37 @@ std::string difference_summary(const Archive& archive, const CommitInfo& b,
   return summarize_items(*items);
 }
 
+TimeMs observation_time(const CommitInfo& commit) {
+  if (const std::string* observed = commit.trailer("Observed-At"))
+    if (auto t = parse_iso8601(*observed)) return *t;
+  return commit.commit_time;
+}
+
+Result<CommitInfo> source_version_at(const Archive& archive, const std::string& source,
+                                     TimeMs moment) {
+  auto changes = source_changes(archive, source);
+  if (!changes) return changes.error();
+  if (changes->empty())
+    return Error{Errc::not_found, fmt::format("source '{}' has no recorded change", source)};
+  // Newest first, and observation times follow the branch's order but for a replay of
+  // another poller's commits, so the newest observed by then is looked for in all of them.
+  const CommitInfo* best = nullptr;
+  TimeMs best_time = 0;
+  for (const CommitInfo& c : *changes) {
+    const TimeMs t = observation_time(c);
+    if (t <= moment && (!best || t > best_time)) {
+      best = &c;
+      best_time = t;
+    }
+  }
+  if (!best) {
+    TimeMs first = observation_time(changes->front());
+    for (const CommitInfo& c : *changes) first = std::min(first, observation_time(c));
+    return Error{Errc::not_found,
+                 fmt::format("source '{}' had no version yet at {}: its first was observed at {}",
+                             source, format_iso8601_ms(moment), format_iso8601_ms(first))};
+  }
+  return *best;
+}
+
 }  // namespace feeddiff

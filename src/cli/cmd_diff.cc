@@ -6,6 +6,7 @@
 #include <future>
 #include <optional>
 #include <system_error>
+#include <utility>
 
 #include "cli/input.h"
 #include "feeddiff/changes.h"
@@ -24,7 +25,34 @@ struct DiffOptions {
   std::size_t max_lines = 400;
   std::size_t max_line_chars = 300;
   std::string only;  // --only, as given
+  std::string from;  // --from: NAME's version in force then, in place of A
+  std::string to;    // --to: ... in place of B (default now)
 };
+
+// --from and --to: the one word given is NAME (CLI11 fills A first); A and B become the
+// versions in force at those moments.
+Status take_times(const Globals& globals, DiffOptions& options) {
+  if (options.from.empty() && options.to.empty()) {
+    if (options.a.empty() || options.b.empty())
+      return Error{Errc::usage, "diff needs A and B (or NAME --from TIME [--to TIME])"};
+    return Ok{};
+  }
+  if (options.from.empty()) return Error{Errc::usage, "--to needs --from: diff NAME --from TIME"};
+  if (options.a.empty() || !options.b.empty() || !options.source.empty())
+    return Error{Errc::usage,
+                 "--from and --to take the place of A and B: diff NAME --from TIME "
+                 "[--to TIME]"};
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  options.source = std::exchange(options.a, std::string());
+  auto a = version_at(*archive, options.source, options.from);
+  if (!a) return a.error();
+  auto b = version_at(*archive, options.source, options.to.empty() ? "now" : options.to);
+  if (!b) return b.error();
+  options.a = a->id;
+  options.b = b->id;
+  return Ok{};
+}
 
 // Renders the page of a change whose bodies are set: B's fields (or none for a file), A's
 // and B's labels; the exit code as diff(1)'s.
@@ -139,7 +167,8 @@ Result<int> diff_commits(const Globals& globals, const DiffOptions& options,
   return code;
 }
 
-Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
+Result<int> run_diff(const Globals& globals, DiffOptions options) {
+  if (auto ok = take_times(globals, options); !ok) return ok.error();
   std::vector<ItemChange::Kind> only;
   if (!options.only.empty()) {
     auto kinds = parse_only(options.only);
@@ -193,11 +222,18 @@ Result<int> run_diff(const Globals& globals, const DiffOptions& options) {
 Command diff_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("diff", "Compare two versions: commits of the archive or files");
   auto options = std::make_shared<DiffOptions>();
-  app->add_option("A", options->a, "The older version: a commit, a feed file, or -")->required();
-  app->add_option("B", options->b, "The newer version: a commit, a feed file, or -")->required();
+  app->add_option("A", options->a, "The older version: a commit, a feed file, or -");
+  app->add_option("B", options->b, "The newer version: a commit, a feed file, or -");
   app->add_option("NAME", options->source,
                   "With commits: the source to compare, as each commit has it (default: the "
                   "one source that differs)");
+  app->add_option("--from", options->from,
+                  "With NAME alone: its version in force at TIME as A: ISO 8601 (2026-03-12, "
+                  "2026-03-12T09:30Z) or a time ago (2 weeks ago)")
+      ->type_name("TIME");
+  app->add_option("--to", options->to,
+                  "With --from: the version in force at TIME as B (default now)")
+      ->type_name("TIME");
   app->add_option("--format", options->format,
                   "text (default), markdown, json (docs/json.md, as show's) or html (a "
                   "standalone page)")
@@ -225,11 +261,17 @@ the page (fields, recorded headers) of its latest change at or before B. Without
 one source whose body differs between A and B; when several do, each is listed with its
 item summary and the command asks for a NAME (exit 2), or shows each with --all.
 
+`diff NAME --from TIME [--to TIME]` compares NAME's versions in force at two moments (by this
+poller's clock, Observed-At; --to defaults to now), found from the cache of the source's
+changes, not by walking the history; a moment before its first version is an error.
+
 Examples:
   feeddiff diff HEAD~5 HEAD pytorch
   feeddiff diff HEAD~20 HEAD --all
   feeddiff diff old.xml new.xml --normalized
-  feeddiff diff HEAD~5 HEAD pytorch --format json | jq .items)");
+  feeddiff diff HEAD~5 HEAD pytorch --format json | jq .items
+  feeddiff diff pytorch --from 2026-03-01 --to 2026-03-12T09:00Z   by observation time
+  feeddiff diff pytorch --from '2 weeks ago'                       then against now)");
   return {app, [options, &globals] { return run_diff(globals, *options); }};
 }
 

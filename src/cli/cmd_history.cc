@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "cli/command.h"
+#include "cli/input.h"
 #include "feeddiff/changes.h"
 #include "feeddiff/core.h"
 #include "feeddiff/poll.h"
@@ -18,6 +18,7 @@ struct HistoryOptions {
   std::string source;
   std::string item;
   std::string format = "text";
+  std::string at;  // --at: the history as it stood then
 };
 
 // ITEM as an id, else a link, else a title substring: the one item it names.
@@ -57,7 +58,16 @@ Result<int> history(const Globals& globals, const HistoryOptions& options) {
   if (auto ok = check_source_name(options.source); !ok) return ok.error();
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  auto read = read_source_history(*archive, options.source);
+  std::optional<TimeMs> until;
+  if (!options.at.empty()) {
+    auto moment = moment_of(options.at);
+    if (!moment) return moment.error();
+    // A moment before the first version is an error, as for the other commands' --at.
+    auto in_force = version_at(*archive, options.source, *moment);
+    if (!in_force) return in_force.error();
+    until = *moment;
+  }
+  auto read = read_source_history(*archive, options.source, until);
   if (!read) return read.error();
   if (read->versions.empty()) {
     auto config = load_config(*archive);
@@ -101,6 +111,10 @@ Command history_command(CLI::App& root, const Globals& globals) {
   app->add_option("ITEM", options->item,
                   "The item: its id, else its link, else a piece of its title (any case); "
                   "without it, a table of the source's items");
+  app->add_option("--at", options->at,
+                  "The history as it stood at TIME (the versions observed by then): ISO 8601 "
+                  "(2026-03-12, 2026-03-12T09:30Z) or a time ago (2 weeks ago)")
+      ->type_name("TIME");
   app->add_option("--format", options->format,
                   "text (default), markdown, json (docs/json.md) or html (a standalone page)")
       ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
@@ -123,6 +137,7 @@ is escaped.
 
 Examples:
   feeddiff history pytorch                      the items of pytorch
+  feeddiff history pytorch --at 2026-03-12      the items as they stood at midnight UTC then
   feeddiff history pytorch 'Introducing'        the item whose title holds "Introducing"
   feeddiff history pytorch https://pytorch.org/blog/2-5/ --format html > item.html
   feeddiff history pytorch ID --format json | jq '.item.events[] | .kind')");

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-#include "cli/command.h"
+#include "cli/input.h"
 #include "feeddiff/changes.h"
 
 namespace feeddiff::cli {
@@ -32,6 +32,7 @@ struct ShowOptions {
   std::size_t max_line_chars = 300;
   std::string only;  // --only, as given
   bool normalized = false;
+  std::string at;  // --at: the source's version in force then, in place of COMMIT
 };
 
 // Whether feeddiff.toml on the branch names a source so (from the cache of its sources, so
@@ -74,7 +75,15 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   if (!archive) return archive.error();
   std::string revision = options.revision.empty() ? "HEAD" : options.revision;
   std::string source = options.source;
-  if (source.empty() && !options.revision.empty()) {
+  if (!options.at.empty()) {
+    // The one word given is the source (CLI11 fills COMMIT first).
+    if (!options.source.empty() || options.revision.empty())
+      return Error{Errc::usage, "--at takes the place of COMMIT: show --at TIME NAME"};
+    source = options.revision;
+    auto commit = version_at(*archive, source, options.at);
+    if (!commit) return commit.error();
+    revision = commit->id;
+  } else if (source.empty() && !options.revision.empty()) {
     auto resolved = resolve_word(*archive, options.revision);
     if (!resolved) return resolved.error();
     std::tie(revision, source) = std::move(*resolved);
@@ -137,6 +146,10 @@ Command show_command(CLI::App& root, const Globals& globals) {
   app->add_option("--max-line-chars", options->max_line_chars,
                   "Characters of one diff line shown at most (default 300)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--at", options->at,
+                  "NAME's change in force at TIME, in place of COMMIT: ISO 8601 (2026-03-12, "
+                  "2026-03-12T09:30Z) or a time ago (2 weeks ago)")
+      ->type_name("TIME");
   app->add_option("--only", options->only,
                   "List only these item kinds, comma-separated: added, removed, changed, "
                   "moved, reappeared, duplicate (the counts still cover every change)")
@@ -155,12 +168,14 @@ per-source index (`show HEAD pytorch` is pytorch's latest change, whichever sour
 since). `show WORD` alone takes WORD as a revision when it resolves as one (HEAD~2, an id, a
 branch), else as a source that feeddiff.toml names or whose files have a history; a word
 that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
-`show HEAD WORD` for the source).
+`show HEAD WORD` for the source). `show --at TIME NAME` is NAME's newest change observed (by
+this poller's clock) at or before TIME; a TIME before its first version is an error.
 
 Examples:
   feeddiff show                     the latest change
   feeddiff show pytorch             the latest change of source pytorch
   feeddiff show HEAD~20 pytorch     pytorch as of HEAD~20: its latest change at or before it
+  feeddiff show --at '3 days ago' pytorch      the change of pytorch in force 3 days ago
   feeddiff show a766469 --format markdown > change.md
   feeddiff show --format html > change.html    a page for a browser
   feeddiff show --format json | jq .items      for scripts (schema: docs/json.md)

@@ -35,4 +35,16 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
 Result<std::optional<FeedInput>> read_source_at(const Archive& archive, const CommitInfo& commit,
                                                 std::string_view source);
 
+/// The moment a --at, --from or --to gives: parse_moment against current_time.
+Result<TimeMs> moment_of(const std::string& when);
+
+/// The change of source in force at moment, for --at, --from and --to: source_version_at.
+/// When stderr is a terminal, says there which version that is and by which clock (the
+/// observation; the server's Origin-Date, when it differs, is named as not used).
+Result<CommitInfo> version_at(const Archive& archive, const std::string& source, TimeMs moment);
+
+/// version_at(archive, source, moment_of(when)).
+Result<CommitInfo> version_at(const Archive& archive, const std::string& source,
+                              const std::string& when);
+
 }  // namespace feeddiff::cli

@@ -254,7 +254,6 @@ std::string format_duration(TimeMs ms) {
   return out.empty() ? "0s" : out;
 }
 
-
 namespace {
 
 // "2 weeks ago", "90m ago": a count and a unit (word or parse_duration's letter), then "ago".
@@ -270,8 +269,8 @@ std::optional<TimeMs> time_ago(std::string_view s, TimeMs now) {
   if (unit.size() > 1 && unit.back() == 's') unit.remove_suffix(1);
   // A month and a year by their mean length: "3 months ago" is a rough moment anyway.
   static constexpr std::pair<std::string_view, TimeMs> kUnits[] = {
-      {"second", 1000},        {"minute", 60'000},           {"hour", 3'600'000},
-      {"day", 86'400'000},     {"week", 7 * 86'400'000LL},   {"month", 2'629'746'000LL},
+      {"second", 1000},          {"minute", 60'000},         {"hour", 3'600'000},
+      {"day", 86'400'000},       {"week", 7 * 86'400'000LL}, {"month", 2'629'746'000LL},
       {"year", 31'556'952'000LL}};
   for (const auto& [name, ms] : kUnits)
     if (unit == name) {
@@ -285,8 +284,8 @@ std::optional<TimeMs> time_ago(std::string_view s, TimeMs now) {
 // with `Z` or an offset (`+02:00`, `-0500`); `T` or one space between them; no zone is UTC.
 std::optional<TimeMs> iso_moment(std::string_view s) {
   int y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
-  if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) ||
-      s[7] != '-' || !digits(s, 8, 2, d))
+  if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
+      !digits(s, 8, 2, d))
     return std::nullopt;
   std::size_t pos = 10;
   if (pos < s.size()) {
@@ -328,10 +327,9 @@ Result<TimeMs> parse_moment(std::string_view text, TimeMs now) {
   if (s == "now") return now;
   if (auto t = iso_moment(s)) return *t;
   if (auto t = time_ago(s, now)) return *t;
-  return Error{Errc::usage,
-               "'" + std::string(s.substr(0, 60)) +
-                   "' is no time: give ISO 8601 (2026-03-12, 2026-03-12T09:30:00Z, "
-                   "2026-03-12T10:30+01:00) or a time ago (2 weeks ago, 90m ago)"};
+  return Error{Errc::usage, "'" + std::string(s.substr(0, 60)) +
+                                "' is no time: give ISO 8601 (2026-03-12, 2026-03-12T09:30:00Z, "
+                                "2026-03-12T10:30+01:00) or a time ago (2 weeks ago, 90m ago)"};
 }
 
 }  // namespace feeddiff

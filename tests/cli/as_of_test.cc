@@ -279,3 +279,66 @@ TEST_CASE("a feed growing by 3 items a poll ages items out; one pulled from the 
       archive({"history", "news", "item-40", "--format", "json"}).out)["item"];
   CHECK(pulled_life["events"].back()["aged_out"] == false);
 }
+
+TEST_CASE("a moment given with --at picks the version in force at, just before and after a change",
+          "[cli]") {
+  TwoSources s;  // alpha observed at 06:00 and 07:00, beta at 06:00 and 08:00
+  const std::string alpha_v1 = feed_of({2, 1}), alpha_v2 = feed_of({3, 2, 1});
+  auto cat_at = [&](const std::string& when, const std::string& source = "alpha") {
+    auto r = s.archive({"cat", "--at", when, source});
+    INFO(when << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  CHECK(cat_at("2026-10-01T06:00:00Z") == alpha_v1);
+  CHECK(cat_at("2026-10-01T06:59:59.999Z") == alpha_v1);
+  CHECK(cat_at("2026-10-01T07:00:00Z") == alpha_v2);  // at the change itself
+  CHECK(cat_at("2026-10-01T07:00:01Z") == alpha_v2);
+  CHECK(cat_at("2026-10-01T08:00+01:00") == alpha_v2);  // 07:00 UTC
+  CHECK(cat_at("2026-10-01T07:59:59Z", "beta") == feed_of({12, 11}));
+  CHECK(cat_at("2026-10-02", "beta") == feed_of({13, 12, 11}));
+  // A time ago counts from now (FEEDDIFF_NOW here).
+  s.archive.set_now("2026-10-15T06:30:00.000Z");
+  CHECK(cat_at("2 weeks ago") == alpha_v1);
+  CHECK(cat_at("13 days ago") == alpha_v2);
+
+  // show, items and history at a moment; diff between two.
+  auto show = s.archive({"show", "--at", "2026-10-01T07:30Z", "alpha"});
+  INFO(show.err);
+  REQUIRE(show.exit_code == 0);
+  CHECK(show.out.find(s.alpha_v2.substr(0, 7)) != std::string::npos);
+  auto items = s.archive({"items", "--at", "2026-10-01T06:30Z", "alpha"});
+  REQUIRE(items.exit_code == 0);
+  CHECK(items.out.find("Post 2") != std::string::npos);
+  CHECK(items.out.find("Post 3") == std::string::npos);
+  auto history = s.archive({"history", "alpha", "--at", "2026-10-01T06:30Z"});
+  REQUIRE(history.exit_code == 0);
+  CHECK(history.out.find("Post 2") != std::string::npos);
+  CHECK(history.out.find("Post 3") == std::string::npos);
+  CHECK(s.archive({"history", "alpha"}).out.find("Post 3") != std::string::npos);
+  auto diff =
+      s.archive({"diff", "alpha", "--from", "2026-10-01T06:30Z", "--to", "2026-10-01T07:30Z"});
+  INFO(diff.out << diff.err);
+  CHECK(diff.exit_code == 1);
+  CHECK(diff.out.find("Items: 1 added") != std::string::npos);
+  CHECK(diff.out.find("Post 3") != std::string::npos);
+  CHECK(s.archive({"diff", "beta", "--from", "2026-10-01T06:30Z", "--to", "2026-10-01T07:30Z"})
+            .exit_code == 0);
+  CHECK(s.archive({"diff", "beta", "--from", "2026-10-01T06:30Z"}).exit_code == 1);  // to now
+}
+
+TEST_CASE("a moment before the first version, or no time at all, is a one-line error", "[cli]") {
+  TwoSources s;
+  check_one_line_error(s.archive({"cat", "--at", "2026-10-01", "alpha"}),
+                       "had no version yet at 2026-10-01T00:00:00.000Z: its first was observed "
+                       "at 2026-10-01T06:00:00.000Z");
+  check_one_line_error(s.archive({"show", "--at", "2026-10-01T05:59:59Z", "beta"}),
+                       "had no version yet");
+  check_one_line_error(s.archive({"cat", "--at", "last tuesday", "alpha"}), "ISO 8601");
+  check_one_line_error(s.archive({"cat", "--at", "2026-10-02", "HEAD", "alpha"}),
+                       "--at takes the place of COMMIT");
+  check_one_line_error(s.archive({"cat", "--at", "2026-10-02"}), "--at needs the source");
+  check_one_line_error(s.archive({"items", "--at", "2026-10-02", "nosuch"}), "nosuch");
+  check_one_line_error(s.archive({"diff", "alpha", "--to", "2026-10-02"}), "--to needs --from");
+  check_one_line_error(s.archive({"history", "alpha", "--at", "2026-09-30"}), "had no version");
+}
