@@ -38,14 +38,14 @@ _feeddiff_commits() {
 _feeddiff_options() {
   case $1 in
     init | remove | normalize) echo "-h --help" ;;
-    cat) echo "-h --help --feed" ;;
+    cat) echo "-h --help --feed --at=" ;;
     add) echo "-h --help --every=" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;
     sync) echo "-h --help --tries= --wait -q --quiet" ;;
     log) echo "-h --help -n= --format= --items --cosmetic" ;;
-    show) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only=" ;;
-    history) echo "-h --help --format=" ;;
+    show) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --at=" ;;
+    history) echo "-h --help --format= --at=" ;;
     status) echo "-h --help --json --shard=" ;;
     clone) echo "-h --help" ;;
     enable | gc) echo "-h --help --wait" ;;
@@ -56,8 +56,8 @@ _feeddiff_options() {
     export-sqlite) echo "-h --help --db=" ;;
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
-    items) echo "-h --help --json" ;;
-    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --all" ;;
+    items) echo "-h --help --json --at=" ;;
+    diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --all --from= --to=" ;;
     '') echo "-h --help --version -C= --color=" ;;
   esac
 }
