@@ -1,5 +1,5 @@
 # How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_crypto
-# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_fmt and feeddiff_toml, which the
+# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_gumbo, feeddiff_fmt and feeddiff_toml, which the
 # modules link instead of the packages' own targets.
 #
 # Static (FEEDDIFF_STATIC, the default). Every command starts as a fresh process, many times a
@@ -29,8 +29,10 @@ add_library(feeddiff_pugixml INTERFACE)
 add_library(feeddiff_fmt INTERFACE)
 add_library(feeddiff_toml INTERFACE)
 add_library(feeddiff_sqlite INTERFACE)
+add_library(feeddiff_gumbo INTERFACE)
 if(FEEDDIFF_STATIC)
-  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3)
+  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3
+             gumbo)
     find_library(FEEDDIFF_LIB_${name} lib${name}.a)
     if(NOT FEEDDIFF_LIB_${name})
       message(FATAL_ERROR "lib${name}.a not found (scripts/deps installs the packages that "
@@ -45,6 +47,9 @@ if(FEEDDIFF_STATIC)
       target_link_libraries(feeddiff_sqlite INTERFACE ${FEEDDIFF_LIB_${name}} m Threads::Threads
                                                       ${CMAKE_DL_LIBS})
       target_include_directories(feeddiff_sqlite SYSTEM INTERFACE ${SQLite3_INCLUDE_DIRS})
+    elseif(name STREQUAL "gumbo")
+      target_link_libraries(feeddiff_gumbo INTERFACE ${FEEDDIFF_LIB_${name}})
+      target_include_directories(feeddiff_gumbo SYSTEM INTERFACE ${GUMBO_INCLUDE_DIRS})
     elseif(name STREQUAL "z")
       target_link_libraries(feeddiff_zlib INTERFACE ${FEEDDIFF_LIB_${name}})
     else()
@@ -75,4 +80,5 @@ else()
   target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
   target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)
   target_link_libraries(feeddiff_sqlite INTERFACE SQLite::SQLite3)
+  target_link_libraries(feeddiff_gumbo INTERFACE PkgConfig::GUMBO)
 endif()
