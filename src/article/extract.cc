@@ -169,7 +169,7 @@ void Extractor::wrap_phrasing_runs(NodeId div) {
   const auto flush = [&] {
     bool text = false;
     for (NodeId r : run)
-      if (!t_.nodes[r].is_text || !collapse_space(t_.nodes[r].text).empty()) text = true;
+      if (!t_.nodes[r].is_text || !is_blank(t_.nodes[r].text)) text = true;
     if (text) {
       const auto p = static_cast<NodeId>(t_.nodes.size());
       Node node;
@@ -291,8 +291,7 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
         for (NodeId c : n.children) {
           const Node& child = t_.nodes[c];
           if (child.removed) continue;
-          if (child.is_text ? !collapse_space(child.text).empty()
-                            : !(child.name == "br" || child.name == "hr"))
+          if (child.is_text ? !is_blank(child.text) : !(child.name == "br" || child.name == "hr"))
             empty = false;
         }
         if (empty) {

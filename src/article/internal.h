@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,13 +21,15 @@ namespace feeddiff::article_detail {
 using NodeId = std::int32_t;
 inline constexpr NodeId kNone = -1;
 
-/// One element or text node. Elements are named by their lower-case tag name.
+/// One element or text node. Elements are named by their lower-case tag name. The strings
+/// are views into gumbo's output (or gumbo's static names), which the Tree keeps alive: a
+/// Tree is copied for each attempt at the article, and the page's text is not.
 struct Node {
   bool is_text = false;
-  bool removed = false;  ///< cut out of the tree (still in nodes, unreachable from its parent)
-  std::string name;      ///< element: lower-case tag name; text: empty
-  std::string text;      ///< text node: its text as the page has it (entities decoded)
-  std::vector<std::pair<std::string, std::string>> attributes;  ///< names lower-case
+  bool removed = false;   ///< cut out of the tree (still in nodes, unreachable from its parent)
+  std::string_view name;  ///< element: lower-case tag name; text: empty
+  std::string_view text;  ///< text node: its text as the page has it (entities decoded)
+  std::vector<std::pair<std::string_view, std::string_view>> attributes;  ///< names lower-case
   NodeId parent = kNone;
   std::vector<NodeId> children;
   // Filled by measure(): over the subtree, whitespace runs counted once.
@@ -41,6 +44,8 @@ struct Node {
 /// The parsed page: node 0 is the document, its element children follow.
 struct Tree {
   std::vector<Node> nodes;
+  /// What the views of nodes point into: gumbo's output, and names made lower-case.
+  std::shared_ptr<const void> owner;
   NodeId html = kNone;  ///< the <html> element
   NodeId head = kNone;  ///< <head>
   NodeId body = kNone;  ///< <body>
@@ -95,6 +100,8 @@ std::vector<Block> make_blocks(const Tree& tree, const std::vector<NodeId>& root
 
 /// How much of b's words a also has, 0 to 1 (1: b's words are all in a); case-insensitive.
 double text_similarity(std::string_view a, std::string_view b);
+/// Whether text is empty or only HTML whitespace.
+bool is_blank(std::string_view text);
 /// Text with every run of HTML whitespace made one space, trimmed.
 std::string collapse_space(std::string_view text);
 /// HTML's ASCII whitespace.

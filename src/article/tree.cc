@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -203,11 +204,17 @@ struct GumboOutputDeleter {
 };
 using GumboOutputPtr = std::unique_ptr<GumboOutput, GumboOutputDeleter>;
 
-std::string element_name(const GumboElement& element) {
+// What a Tree's views point into.
+struct Owned {
+  GumboOutputPtr output;
+  std::deque<std::string> lowered;  // names of unknown elements, lower-cased; never moved
+};
+
+std::string_view element_name(const GumboElement& element, Owned& owned) {
   if (element.tag != GUMBO_TAG_UNKNOWN) return gumbo_normalized_tagname(element.tag);
   GumboStringPiece original = element.original_tag;
   gumbo_tag_from_original_text(&original);
-  return lower(std::string_view(original.data, original.length));
+  return owned.lowered.emplace_back(lower(std::string_view(original.data, original.length)));
 }
 
 }  // namespace
@@ -216,10 +223,13 @@ Result<Tree> parse_tree(std::string_view html, const ArticleOptions& options) {
   if (auto checked = check_before_parse(html, options); !checked) return checked.error();
   GumboOptions gumbo_options = kGumboDefaultOptions;
   gumbo_options.max_errors = 0;  // each error copies the open-element stack: see above
-  GumboOutputPtr output(gumbo_parse_with_options(&gumbo_options, html.data(), html.size()));
+  auto owned = std::make_shared<Owned>();
+  owned->output.reset(gumbo_parse_with_options(&gumbo_options, html.data(), html.size()));
+  const GumboOutput* output = owned->output.get();
   if (!output) return Error{Errc::internal, "the HTML parser returned nothing"};
 
   Tree tree;
+  tree.owner = owned;
   tree.nodes.emplace_back();  // the document
   // Copied with an explicit stack: gumbo's tree is as deep as the page.
   struct Pending {
@@ -245,12 +255,13 @@ Result<Tree> parse_tree(std::string_view html, const ArticleOptions& options) {
       node.is_text = true;
       node.text = g->v.text.text;
     } else if (g->type == GUMBO_NODE_ELEMENT || g->type == GUMBO_NODE_TEMPLATE) {
-      node.name = element_name(g->v.element);
+      node.name = element_name(g->v.element, *owned);
       const GumboVector& attributes = g->v.element.attributes;
       node.attributes.reserve(attributes.length);
       for (unsigned i = 0; i < attributes.length; ++i) {
         const auto* a = static_cast<const GumboAttribute*>(attributes.data[i]);
-        node.attributes.emplace_back(lower(a->name), a->value);
+        // gumbo lower-cases attribute names in HTML; foreign ones keep their case.
+        node.attributes.emplace_back(a->name, a->value);
       }
     } else {
       continue;  // comments
@@ -259,7 +270,7 @@ Result<Tree> parse_tree(std::string_view html, const ArticleOptions& options) {
     tree.nodes[pending.parent].children.push_back(id);
     tree.nodes.push_back(std::move(node));
     if (g->type == GUMBO_NODE_ELEMENT || g->type == GUMBO_NODE_TEMPLATE) {
-      const std::string& name = tree.nodes[id].name;
+      const std::string_view name = tree.nodes[id].name;
       if (name == "html" && tree.html == kNone) tree.html = id;
       if (name == "head" && tree.head == kNone) tree.head = id;
       if (name == "body" && tree.body == kNone) tree.body = id;

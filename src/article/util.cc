@@ -9,6 +9,12 @@
 
 namespace feeddiff::article_detail {
 
+bool is_blank(std::string_view text) {
+  for (char c : text)
+    if (!is_html_space(c)) return false;
+  return true;
+}
+
 std::string collapse_space(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -154,7 +160,7 @@ void Tree::measure(NodeId id) {
         if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++node.text_length;
         if (c == ',') ++node.commas;
         // U+FF0C fullwidth comma, U+3001 ideographic comma, U+060C Arabic comma
-        const std::string_view rest = std::string_view(node.text).substr(i);
+        const std::string_view rest = node.text.substr(i);
         if (rest.starts_with("\xEF\xBC\x8C") || rest.starts_with("\xE3\x80\x81") ||
             rest.starts_with("\xD8\x8C"))
           ++node.commas;
