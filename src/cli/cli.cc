@@ -51,6 +51,10 @@ Result<std::string> committed_config(const Archive& archive, std::string_view co
   return text->value_or(std::string());
 }
 
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
+}
+
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }

@@ -78,6 +78,9 @@ Result<std::string> committed_config(const Archive& archive, std::string_view co
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
 
+/// "1 commit", "1,234 commits": a count with thousands separators and the noun that fits.
+std::string plural(std::size_t n, const char* one, const char* many);
+
 /// Whether stdout is a terminal.
 bool stdout_is_terminal();
 
