@@ -144,6 +144,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"normalize", cli::normalize_command},
     {"items", cli::items_command},
     {"diff", cli::diff_command},
+    {"article", cli::article_command},
 };
 
 Builder builder_of(std::string_view name) {
