@@ -246,7 +246,7 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
     if (n.removed || n.is_text) continue;
     const auto cut = [&] { t_.remove(id); };
     if (id != t_.body) {
-      if (t_.is(id, {"math"}) || (n.name != "body" && !visible(id))) {
+      if (n.name != "body" && !visible(id)) {
         cut();
         continue;
       }
@@ -302,6 +302,24 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
       if (t_.is(id, {"section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"}))
         to_score.push_back(id);
       if (n.name == "div") {
+        // A div around one paragraph is that paragraph: it scores into the div's parent,
+        // where its siblings are.
+        const std::vector<NodeId> elements = t_.element_children(id);
+        bool loose_text = false;
+        for (NodeId c : n.children)
+          loose_text = loose_text || (t_.nodes[c].is_text && !is_blank(t_.nodes[c].text));
+        if (elements.size() == 1 && t_.is(elements[0], {"p"}) && !loose_text && n.parent != kNone) {
+          t_.measure(id);
+          if (link_density(id) < 0.25) {
+            const NodeId p = elements[0];
+            for (NodeId& sibling : t_.nodes[n.parent].children)
+              if (sibling == id) sibling = p;
+            t_.nodes[p].parent = n.parent;
+            t_.remove(id);
+            stack.push_back(p);
+            continue;
+          }
+        }
         if (!has_block_child(id)) {
           n.name = "p";
           to_score.push_back(id);

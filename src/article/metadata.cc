@@ -84,10 +84,16 @@ nlohmann::json json_ld_article(const Tree& tree) {
     if (!tree.is(id, {"script"}) || lower(tree.attr(id, "type")) != "application/ld+json") continue;
     std::string text;
     for (NodeId c : tree.nodes[id].children) text += tree.nodes[c].text;
+    // Some pages wrap the JSON in a CDATA section, as if the page were XHTML.
+    std::string_view json = text;
+    while (!json.empty() && is_html_space(json.front())) json.remove_prefix(1);
+    while (!json.empty() && is_html_space(json.back())) json.remove_suffix(1);
+    if (json.starts_with("<![CDATA[") && json.ends_with("]]>"))
+      json = json.substr(9, json.size() - 12);
     const auto keep_shallow = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
       return depth <= kMaxJsonDepth;
     };
-    nlohmann::json parsed = nlohmann::json::parse(text, keep_shallow, false);
+    nlohmann::json parsed = nlohmann::json::parse(json, keep_shallow, false);
     if (parsed.is_discarded()) continue;
     if (parsed.is_array()) {
       nlohmann::json found;
@@ -137,8 +143,11 @@ std::string title_from_page(const Tree& tree) {
   std::string title = original;
   if (original.size() > kMaxRegexInput) return trim(original);
   bool hierarchical = false;
-  static const std::regex kSeparator(" [\\|\\-\\\\/>\xC2\xBB] ");
-  static const std::regex kHierarchical(" [\\\\/>\xC2\xBB] ");
+  // Alternations, not bracket expressions: the en and em dash and the guillemet are more
+  // than one byte of UTF-8.
+  static const std::string kSep = "(?:\\||-|\xE2\x80\x93|\xE2\x80\x94|\\\\|/|>|\xC2\xBB)";
+  static const std::regex kSeparator(" " + kSep + " ");
+  static const std::regex kHierarchical(" (?:\\\\|/|>|\xC2\xBB) ");
   std::smatch last;
   for (auto it = std::sregex_iterator(original.begin(), original.end(), kSeparator);
        it != std::sregex_iterator(); ++it)
@@ -147,7 +156,7 @@ std::string title_from_page(const Tree& tree) {
     hierarchical = std::regex_search(original, kHierarchical);
     title = original.substr(0, static_cast<std::size_t>(last.position(0)));
     if (word_count(title) < 3) {
-      static const std::regex kFirstPart("^[^\\|\\-\\\\/>\xC2\xBB]*[\\|\\-\\\\/>\xC2\xBB]");
+      static const std::regex kFirstPart("^(?:(?!" + kSep + ").)*" + kSep);
       title = std::regex_replace(original, kFirstPart, "", std::regex_constants::format_first_only);
     }
   } else if (original.find(": ") != std::string::npos) {
@@ -169,7 +178,7 @@ std::string title_from_page(const Tree& tree) {
   title = trim(title);
   const std::size_t words = word_count(title);
   if (words <= 4) {
-    static const std::regex kSeparators("[\\|\\-\\\\/>\xC2\xBB]+");
+    static const std::regex kSeparators("(?:" + kSep + ")+");
     if (!hierarchical || words != word_count(std::regex_replace(original, kSeparators, "")) - 1)
       title = original;
   }
