@@ -63,9 +63,8 @@ Result<Article> extract_article(std::string_view html, const ArticleOptions& opt
     article.language = meta.language;
     article.site_name = meta.site_name;
     std::string byline;
-    const auto roots = article_detail::find_article(*tree, byline, meta.title);
+    article.blocks = article_detail::find_article(*tree, byline, meta.title);
     article.byline = meta.byline.empty() ? byline : meta.byline;
-    article.blocks = article_detail::make_blocks(*tree, roots);
     if (article.blocks.empty()) return Error{Errc::body, "the page has no text to read"};
     return article;
   } catch (const std::bad_alloc&) {

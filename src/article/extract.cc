@@ -116,12 +116,14 @@ class Extractor {
   double link_density(NodeId id) const;
   std::vector<NodeId> pick(const std::vector<NodeId>& to_score);
   bool data_table(NodeId id) const;
+  bool judge_table(NodeId id) const;
   bool remove_conditionally(NodeId id, std::string_view tag) const;
   void clean(const std::vector<NodeId>& roots);
 
   Tree& t_;
   Flags flags_;
   std::string_view title_;
+  mutable std::vector<signed char> data_tables_;  // by node: -1 not judged yet, 0 or 1
 };
 
 bool Extractor::visible(NodeId id) const {
@@ -154,10 +156,18 @@ bool Extractor::phrasing(NodeId id) const {
 }
 
 bool Extractor::has_block_child(NodeId id) const {
-  for (NodeId e : t_.elements_under(id))
+  // Stops at the first block found: asked of every div, and divs nest.
+  std::vector<NodeId> stack(t_.nodes[id].children.rbegin(), t_.nodes[id].children.rend());
+  while (!stack.empty()) {
+    const NodeId e = stack.back();
+    stack.pop_back();
+    if (t_.nodes[e].removed || t_.nodes[e].is_text) continue;
     if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "section",
                   "article", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}))
       return true;
+    const auto& children = t_.nodes[e].children;
+    stack.insert(stack.end(), children.rbegin(), children.rend());
+  }
   return false;
 }
 
@@ -440,6 +450,13 @@ std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
 }
 
 bool Extractor::data_table(NodeId id) const {
+  // Asked again for each element inside a table: answered once a table.
+  if (data_tables_.size() < t_.nodes.size()) data_tables_.resize(t_.nodes.size(), -1);
+  if (data_tables_[id] < 0) data_tables_[id] = judge_table(id) ? 1 : 0;
+  return data_tables_[id] == 1;
+}
+
+bool Extractor::judge_table(NodeId id) const {
   if (t_.attr(id, "role") == "presentation" || t_.attr(id, "datatable") == "0") return false;
   if (t_.has_attr(id, "summary")) return true;
   std::size_t rows = 0;
@@ -530,37 +547,35 @@ void Extractor::clean(const std::vector<NodeId>& roots) {
 
 }  // namespace
 
-std::vector<NodeId> find_article(Tree& tree, std::string& byline, std::string_view title) {
-  // Each attempt works on its own copy; the first long enough is kept, else the longest.
-  const Tree pristine = tree;
-  const Flags attempts[] = {
+std::vector<Block> find_article(const Tree& tree, std::string& byline, std::string_view title) {
+  // Each attempt works on its own copy of the parsed page and is written out as blocks at
+  // once, so that at most two trees exist at a time; the first attempt long enough is kept,
+  // else the longest.
+  static constexpr Flags kAttempts[] = {
       {true, true, true}, {false, true, true}, {false, false, true}, {false, false, false}};
-  Tree best_tree;
-  std::vector<NodeId> best_roots;
+  std::vector<Block> best;
   std::string best_byline;
   std::size_t best_length = 0;
   bool first = true;
-  for (const Flags& flags : attempts) {
-    Tree work = pristine;
+  for (const Flags& flags : kAttempts) {
+    Tree work = tree;
     std::string found_byline = byline;
-    auto roots = Extractor(work, flags, title).run(found_byline);
+    const auto roots = Extractor(work, flags, title).run(found_byline);
     std::size_t length = 0;
     for (NodeId r : roots) {
       work.measure(r);
       length += work.nodes[r].text_length;
     }
     if (first || length > best_length) {
-      best_tree = std::move(work);
-      best_roots = std::move(roots);
+      best = make_blocks(work, roots);
       best_byline = std::move(found_byline);
       best_length = length;
       first = false;
     }
     if (length >= kRetryLength) break;
   }
-  tree = std::move(best_tree);
   byline = std::move(best_byline);
-  return best_roots;
+  return best;
 }
 
 }  // namespace feeddiff::article_detail

@@ -90,10 +90,10 @@ struct Metadata {
 /// Reads the page's metadata; does not edit the tree.
 Metadata read_metadata(const Tree& tree);
 
-/// The nodes whose subtrees make the article, in order, found by scoring the body. Edits the
-/// tree (removes what is not content). byline is set when a byline element is found in the
+/// The article's blocks, found by scoring the body of a copy of the tree (the tree itself is
+/// left as parsed, for another attempt). byline is set when a byline element is found in the
 /// body and it is empty; title is used to drop a heading that repeats it.
-std::vector<NodeId> find_article(Tree& tree, std::string& byline, std::string_view title);
+std::vector<Block> find_article(const Tree& tree, std::string& byline, std::string_view title);
 
 /// The blocks of text under the roots, in page order.
 std::vector<Block> make_blocks(const Tree& tree, const std::vector<NodeId>& roots);
