@@ -30,8 +30,8 @@ enum class BlockKind {
 struct Block {
   BlockKind kind = BlockKind::paragraph;  ///< what it is
   int level = 0;                          ///< a heading's level, 1-6; 0 for every other kind
-  std::string
-      text;  ///< UTF-8, whitespace collapsed (but for preformatted), trimmed; a <br> is '\n'
+  std::string text;  ///< UTF-8, whitespace collapsed (but for preformatted), trimmed; a <br> is
+                     ///< '\n' (two in a row end the block)
 };
 
 /// The readable article of a page.

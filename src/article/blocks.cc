@@ -51,6 +51,12 @@ class Builder {
     while (!buffer_.empty() && buffer_.back() == ' ') buffer_.pop_back();
     buffer_ += '\n';
   }
+  /// Whether the text so far ends at a <br> (with nothing but spaces after it).
+  bool at_line_break() const {
+    std::size_t end = buffer_.size();
+    while (end > 0 && buffer_[end - 1] == ' ') --end;
+    return end > 0 && buffer_[end - 1] == '\n';
+  }
   void space() {
     if (!buffer_.empty() && buffer_.back() != ' ' && buffer_.back() != '\n') buffer_ += ' ';
   }
@@ -117,7 +123,11 @@ std::vector<Block> make_blocks(const Tree& tree, const std::vector<NodeId>& root
       continue;
     }
     if (node.name == "br") {
-      builder.line_break();
+      // Two <br>s in a row end a paragraph, as pages that have no <p> mean them to.
+      if (builder.at_line_break() && pre_depth == 0)
+        builder.flush(contexts.back());
+      else
+        builder.line_break();
       continue;
     }
     if (tree.is(id, {"img", "hr", "wbr"})) continue;

@@ -186,3 +186,22 @@ before the water reached the old bridge, which was closed to traffic for the day
 
 }  // namespace
 }  // namespace feeddiff
+
+namespace feeddiff {
+namespace {
+
+TEST_CASE("One <br> breaks a line, two end a paragraph", "[article]") {
+  const std::string html =
+      "<html><body><div class='post'>The first paragraph of the story, long enough to read "
+      "as prose,<br>on a second line.<br> <br>The second paragraph, which follows after two "
+      "line breaks, as pages without paragraph elements write them.</div></body></html>";
+  auto article = extract_article(html);
+  REQUIRE(article);
+  REQUIRE(article->blocks.size() == 2);
+  CHECK(article->blocks[0].text ==
+        "The first paragraph of the story, long enough to read as prose,\non a second line.");
+  CHECK(article->blocks[1].text.starts_with("The second paragraph"));
+}
+
+}  // namespace
+}  // namespace feeddiff
