@@ -89,6 +89,23 @@ bool share_bar(std::string_view s) {
   }
   return false;
 }
+// The whole text of an ad's label or a loading placeholder, in the languages seen on pages.
+bool ad_or_loading_label(std::string_view text) {
+  const std::string t = lower(text);
+  std::string_view base = t;
+  for (std::string_view ellipsis : {"...", "\xE2\x80\xA6"})
+    if (base.ends_with(ellipsis)) base.remove_suffix(ellipsis.size());
+  for (std::string_view word :
+       {"ad", "ads", "advertising", "advertisement", "pub", "publicit\xC3\xA9", "werbung",
+        "\xE5\xB9\xBF\xE5\x91\x8A", "\xD0\xA0\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0",
+        "\xD1\x80\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0", "anuncio", "loading",
+        "\xE6\xAD\xA3\xE5\x9C\xA8\xE5\x8A\xA0\xE8\xBD\xBD", "chargement", "cargando",
+        "\xD0\x97\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0",
+        "\xD0\xB7\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0"})
+    if (base == word) return true;
+  return false;
+}
+
 bool byline_words(std::string_view s) {
   return contains_any(s, {"byline", "author", "dateline", "writtenby", "p-author"});
 }
@@ -531,8 +548,16 @@ void Extractor::clean(const std::vector<NodeId>& roots) {
         t_.remove(e);
         continue;
       }
-      if (t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) t_.remove(e);
+      if (t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) {
+        t_.remove(e);
+        continue;
+      }
+      // "Advertisement", "Loading...": labels of what was cut or never loaded.
+      if (e != root && n.text_length > 0 && n.text_length <= 20 &&
+          ad_or_loading_label(t_.inner_text(e)))
+        t_.remove(e);
     }
+    t_.measure(root);  // what was cut above no longer counts
     if (flags_.clean_conditionally) {
       // Innermost first, so that a container is judged on what is left inside it.
       std::vector<NodeId> all = t_.elements_under(root, true);

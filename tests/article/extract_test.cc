@@ -36,6 +36,7 @@ std::string page(const Version& v) {
   <p>The town council met on Tuesday evening, and after a long debate it voted to keep the
   central library open on Sundays, which residents had asked for in a petition, signed by
   more than two thousand people, last spring.</p>
+  <div class="slot"><div>Advertisement</div><div class="ad-container"></div></div>
   <p>)" + v.second +
          R"( Librarians said they would need two more staff, and the council
   agreed to fund them from the reserve, at least for the first year, while usage is measured.</p>
@@ -65,7 +66,7 @@ TEST_CASE("Navigation, ads, related stories, comments and banners are not the bo
   const std::string text = extract(Version{}).text();
   CHECK(text.find("voted to keep the") != std::string::npos);
   for (const char* furniture : {"Home", "Buy the new phone", "Mayor opens bridge", "First!",
-                                "We use cookies", "Copyright", "Tweet"})
+                                "We use cookies", "Copyright", "Tweet", "Advertisement"})
     CHECK(text.find(furniture) == std::string::npos);
 }
 
