@@ -49,13 +49,13 @@ bool has_token(std::string_view s, std::string_view token) {
 // Class and id words of what is seldom the article: page furniture, comments, ads, cookie
 // and consent banners.
 bool unlikely(std::string_view s) {
-  return contains_any(
-      s,
-      {"-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
-       "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
-       "menu",       "related", "remark",     "replies",      "rss",      "shoutbox",  "sidebar",
-       "skyscraper", "social",  "sponsor",    "supplemental", "ad-break", "agegate",   "pagination",
-       "pager",      "popup",   "yom-remote", "cookie",       "consent",  "newsletter"});
+  return contains_any(s,
+                      {"-ad-",         "ai2html",    "banner",  "breadcrumbs", "combx",  "comment",
+                       "community",    "cover-wrap", "disqus",  "extra",       "footer", "gdpr",
+                       "header",       "legends",    "menu",    "related",     "remark", "replies",
+                       "rss",          "shoutbox",   "sidebar", "skyscraper",  "social", "sponsor",
+                       "supplemental", "ad-break",   "agegate", "pagination",  "pager",  "popup",
+                       "yom-remote",   "cookie",     "consent", "newsletter",  "modal",  "dialog"});
 }
 // ... unless they also say this (a "main-header-content" is worth a look).
 bool maybe_candidate(std::string_view s) {
