@@ -62,8 +62,9 @@ struct ArticleOptions {
 /// The readable article of an HTML page (UTF-8, or ASCII-compatible bytes; invalid UTF-8 is
 /// replaced by U+FFFD by the parser). Never throws. Errors: Errc::unsupported naming the
 /// limit for a page over one of options' limits ("page is 60000000 bytes, more than the
-/// 52428800 allowed", "more than 200000 tags", "elements nested deeper than 1000"), and
-/// Errc::body when the page has no text that reads as an article (no block of text at all).
+/// 52428800 allowed", "more than 200000 tags", "elements nested deeper than 1000 levels"),
+/// or "the page needs more memory than there is" when an allocation fails; Errc::body, "the
+/// page has no text to read", when the page has no block of text at all.
 Result<Article> extract_article(std::string_view html, const ArticleOptions& options = {});
 
 /// The name of a block kind as docs/article.md and the JSON output spell it: "paragraph",
