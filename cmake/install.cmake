@@ -89,7 +89,7 @@ install(FILES README.md docs/json.md docs/notify.md docs/site.md docs/sqlite.md 
 
 # The Debian package: `cpack -G DEB` in a build directory configured with
 # -DCMAKE_INSTALL_PREFIX=/usr (scripts/package-check). Depends: what dpkg-shlibdeps finds the binary linked to (libc;
-# libgit2, libsqlite3, pugixml and libstdc++ are linked in, see cmake/static_deps.cmake; with
+# libgit2, libsqlite3, pugixml, gumbo and libstdc++ are linked in, see cmake/static_deps.cmake; with
 # -DFEEDDIFF_STATIC=OFF it finds their shared libraries, libsqlite3-0 among them), and libcurl4,
 # which no tool can see: src/fetch/curl_api.cc loads libcurl.so.4 with dlopen. 7.80 is the
 # first libcurl with every function it resolves (curl_url_strerror).

@@ -1,6 +1,6 @@
 # How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_crypto
-# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_fmt and feeddiff_toml, which the
-# modules link instead of the packages' own targets.
+# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_gumbo, feeddiff_fmt and
+# feeddiff_toml, which the modules link instead of the packages' own targets.
 #
 # Static (FEEDDIFF_STATIC, the default). Every command starts as a fresh process, many times a
 # day from cron and scripts, and `feeddiff show` is measured against `git show` (bench/show).
@@ -11,6 +11,7 @@
 #   src/store/git_runtime.cc switches off what libgit2 would start for remotes feeddiff never
 #   reaches through it (TLS, SSH, Kerberos; fetching is libcurl's, loaded by dlopen).
 # - libsqlite3 (export-sqlite) from Debian's libsqlite3.a, which needs only libm.
+# - gumbo (article) from Debian's libgumbo.a, which needs only libc.
 # - pugixml from libpugixml.a, fmt compiled from its headers once (cmake/fmt_compiled.cc),
 #   toml++ header-only, libstdc++ and libgcc linked in:
 #   what remains to load at start-up is libc and libm.
@@ -18,9 +19,9 @@
 # position-independent (-no-pie): the executable's own code sits at a fixed address, while
 # shared libraries, heap and stack keep their randomized ones. Go binaries ship the same way.
 #
-# Shared (-DFEEDDIFF_STATIC=OFF): the packages' shared libraries, for systems without the
-# archives; src/main.cc then skips libgit2's CA bundle load by interposition.
-option(FEEDDIFF_STATIC "Link libgit2, libsqlite3, pugixml, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
+# Shared (-DFEEDDIFF_STATIC=OFF): the packages' shared libraries (libgumbo1 among them), for
+# systems without the archives; src/main.cc then skips libgit2's CA bundle load by interposition.
+option(FEEDDIFF_STATIC "Link libgit2, libsqlite3, pugixml, gumbo, fmt, toml++ and libstdc++ into the executables (non-PIE)" ON)
 
 add_library(feeddiff_libgit2 INTERFACE)
 add_library(feeddiff_crypto INTERFACE)
@@ -29,8 +30,10 @@ add_library(feeddiff_pugixml INTERFACE)
 add_library(feeddiff_fmt INTERFACE)
 add_library(feeddiff_toml INTERFACE)
 add_library(feeddiff_sqlite INTERFACE)
+add_library(feeddiff_gumbo INTERFACE)
 if(FEEDDIFF_STATIC)
-  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3)
+  foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3
+             gumbo)
     find_library(FEEDDIFF_LIB_${name} lib${name}.a)
     if(NOT FEEDDIFF_LIB_${name})
       message(FATAL_ERROR "lib${name}.a not found (scripts/deps installs the packages that "
@@ -45,6 +48,9 @@ if(FEEDDIFF_STATIC)
       target_link_libraries(feeddiff_sqlite INTERFACE ${FEEDDIFF_LIB_${name}} m Threads::Threads
                                                       ${CMAKE_DL_LIBS})
       target_include_directories(feeddiff_sqlite SYSTEM INTERFACE ${SQLite3_INCLUDE_DIRS})
+    elseif(name STREQUAL "gumbo")
+      target_link_libraries(feeddiff_gumbo INTERFACE ${FEEDDIFF_LIB_${name}})
+      target_include_directories(feeddiff_gumbo SYSTEM INTERFACE ${GUMBO_INCLUDE_DIRS})
     elseif(name STREQUAL "z")
       target_link_libraries(feeddiff_zlib INTERFACE ${FEEDDIFF_LIB_${name}})
     else()
@@ -75,4 +81,5 @@ else()
   target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
   target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)
   target_link_libraries(feeddiff_sqlite INTERFACE SQLite::SQLite3)
+  target_link_libraries(feeddiff_gumbo INTERFACE PkgConfig::GUMBO)
 endif()

@@ -57,6 +57,7 @@ _feeddiff_options() {
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json --at=" ;;
+    article) echo "-h --help --json" ;;
     diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --all --from= --to=" ;;
     '') echo "-h --help --version -C= --color=" ;;
   esac
@@ -73,7 +74,7 @@ _feeddiff_arguments() {
     poll | status | export-sqlite) echo "source..." ;;
     show | cat) echo "commit source" ;;
     history) echo "source item" ;;
-    import) echo "file" ;;
+    import | article) echo "file" ;;
     fixtures) echo "action dir" ;;
     normalize | items) echo "input source" ;;
     diff) echo "input input source" ;;
@@ -83,7 +84,7 @@ _feeddiff_arguments() {
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="init clone add remove poll sync log show history cat status enable trust import export-opml
-    export-sqlite gc migrate site fixtures normalize items diff"
+    export-sqlite gc migrate site fixtures normalize items diff article"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).

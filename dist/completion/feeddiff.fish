@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite gc migrate site fixtures normalize items diff
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite gc migrate site fixtures normalize items diff article
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -57,6 +57,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a fixtures -d 'Refresh or check recorded feeds'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a normalize -d 'Print a feed in canonical form'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a items -d 'List a feed\'s items'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a article -d 'Print the readable article of an HTML page'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a diff -d 'Compare two versions'
 
 complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l help -d 'Print help and exit'
@@ -66,7 +67,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from init site clone' -a '(__fis
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -a '(git -C (__feeddiff_archive) remote 2>/dev/null)'
 complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite history' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
-complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import' -F
+complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import article' -F
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update (__fish_complete_directories)'
 
 # Options.
@@ -108,7 +109,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from show diff' -l normalized -d
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff site' -l max-lines -x -d 'Diff lines shown at most'
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -l max-lines -x -d 'Diff lines shown per fixture'
 complete -c feeddiff -n '__fish_seen_subcommand_from show diff site' -l max-line-chars -x -d 'Characters of a diff line shown at most'
-complete -c feeddiff -n '__fish_seen_subcommand_from status items' -l json -d 'JSON output'
+complete -c feeddiff -n '__fish_seen_subcommand_from status items article' -l json -d 'JSON output'
 complete -c feeddiff -n '__fish_seen_subcommand_from import' -s n -l dry-run -d 'Change nothing'
 complete -c feeddiff -n '__fish_seen_subcommand_from export-opml' -s o -l output -r -F -d 'Write to this file'
 complete -c feeddiff -n '__fish_seen_subcommand_from export-sqlite' -l db -r -F -d 'The database file'

@@ -28,6 +28,10 @@ Result<Archive> open_archive(const Globals& globals) {
   return Archive::open(globals.dir);
 }
 
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
+}
+
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }
@@ -117,6 +121,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"normalize", cli::normalize_command},
     {"items", cli::items_command},
     {"diff", cli::diff_command},
+    {"article", cli::article_command},
 };
 
 Builder builder_of(std::string_view name) {

@@ -15,10 +15,6 @@ struct ExportSqliteOptions {
   std::string db;
 };
 
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
-}
-
 Result<int> export_sqlite_run(const Globals& globals, const ExportSqliteOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();

@@ -16,10 +16,6 @@ std::string size_text(std::uint64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
-}
-
 Result<int> gc(const Globals& globals, bool wait) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();

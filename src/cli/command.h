@@ -50,6 +50,7 @@ Command site_command(CLI::App& root, const Globals& globals);
 Command fixtures_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);
+Command article_command(CLI::App& root, const Globals& globals);
 Command diff_command(CLI::App& root, const Globals& globals);
 Command history_command(CLI::App& root, const Globals& globals);
 Command migrate_command(CLI::App& root, const Globals& globals);
@@ -60,6 +61,9 @@ Result<Archive> open_archive(const Globals& globals);
 
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
+
+/// "1 commit", "1,234 commits": a count with thousands separators and the noun that fits.
+std::string plural(std::size_t n, const char* one, const char* many);
 
 /// Whether stdout is a terminal.
 bool stdout_is_terminal();

@@ -17,7 +17,7 @@
 
 using namespace feeddiff;
 using namespace feeddiff::test;
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
@@ -81,7 +81,7 @@ struct Walk {
 };
 
 // The events of a history --format json item, moves left out, as (kind, version index).
-Events events_of(const json& item, const std::vector<std::string>& commits) {
+Events events_of(const Json& item, const std::vector<std::string>& commits) {
   Events out;
   for (const auto& e : item["events"]) {
     if (e["kind"] == "moved") continue;
@@ -102,7 +102,7 @@ std::string rss(const std::vector<std::array<std::string, 3>>& items) {
   return out + "</channel></rss>\n";
 }
 
-void require_valid(const SchemaValidator& validator, const json& document) {
+void require_valid(const SchemaValidator& validator, const Json& document) {
   const auto errors = validator.validate(document);
   std::string all;
   for (const auto& e : errors) all += e + "\n";
@@ -110,10 +110,10 @@ void require_valid(const SchemaValidator& validator, const json& document) {
   REQUIRE(errors.empty());
 }
 
-json parse_ok(const RunResult& r) {
+Json parse_ok(const RunResult& r) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
+  return Json::parse(r.out);
 }
 
 }  // namespace
@@ -138,7 +138,7 @@ TEST_CASE(
   REQUIRE(walk.events.size() > 100);
 
   // The table: every item, with its first version, last edit, count of edits, presence.
-  const json table = parse_ok(archive({"history", "openai", "--format", "json"}));
+  const Json table = parse_ok(archive({"history", "openai", "--format", "json"}));
   require_valid(schema_validator("history.schema.json"), table);
   CHECK(table["versions"] == commits.size());
   CHECK(table["item"].is_null());
@@ -183,7 +183,7 @@ TEST_CASE(
   sample.resize(std::min<std::size_t>(sample.size(), 4));
   for (const std::string& id : sample) {
     INFO(id);
-    const json doc = parse_ok(archive({"history", "openai", id, "--format", "json"}));
+    const Json doc = parse_ok(archive({"history", "openai", id, "--format", "json"}));
     require_valid(schema_validator("history.schema.json"), doc);
     CHECK(doc["item"]["id"] == id);
     CHECK(events_of(doc["item"], commits) == walk.events.at(id));
@@ -201,9 +201,9 @@ TEST_CASE("an item that leaves the feed and returns is reported removed, then re
       archive.record("crafted",
                      rss({{{"b", "Beta notes, revised", "x"}, {"a", "Alpha launch", "first"}}})),
   };
-  const json doc = parse_ok(archive({"history", "crafted", "a", "--format", "json"}));
+  const Json doc = parse_ok(archive({"history", "crafted", "a", "--format", "json"}));
   require_valid(schema_validator("history.schema.json"), doc);
-  const json& events = doc["item"]["events"];
+  const Json& events = doc["item"]["events"];
   REQUIRE(events.size() == 3);
   CHECK(events[0]["kind"] == "first_seen");
   CHECK(events[0]["commit"] == commits[0]);
@@ -215,13 +215,13 @@ TEST_CASE("an item that leaves the feed and returns is reported removed, then re
   CHECK(doc["item"]["edits"] == 0);
 
   // b's edit carries the title before and after, as show writes a field change.
-  const json b = parse_ok(archive({"history", "crafted", "b", "--format", "json"}))["item"];
+  const Json b = parse_ok(archive({"history", "crafted", "b", "--format", "json"}))["item"];
   REQUIRE(b["events"].size() == 2);
   CHECK(b["events"][1]["kind"] == "changed");
-  CHECK(b["events"][1]["fields"] == json::array({"title"}));
+  CHECK(b["events"][1]["fields"] == Json::array({"title"}));
   CHECK(b["events"][1]["field_changes"][0]["old"] == "Beta notes");
   CHECK(b["events"][1]["field_changes"][0]["new"] == "Beta notes, revised");
-  CHECK(b["titles"] == json::array({"Beta notes", "Beta notes, revised"}));
+  CHECK(b["titles"] == Json::array({"Beta notes", "Beta notes, revised"}));
 
   const auto text = archive({"history", "crafted", "a"});
   REQUIRE(text.exit_code == 0);
@@ -247,7 +247,7 @@ TEST_CASE(
   auto id_of = [&](const std::string& item) {
     const auto r = archive({"history", "crafted", item, "--format", "json"});
     INFO(r.err);
-    return r.exit_code == 0 ? json::parse(r.out)["item"]["id"].get<std::string>() : "";
+    return r.exit_code == 0 ? Json::parse(r.out)["item"]["id"].get<std::string>() : "";
   };
   CHECK(id_of("two") == "two");
   CHECK(id_of("https://example.com/three") == "three");
@@ -342,7 +342,7 @@ TEST_CASE(
     return cached();
   };
 
-  const json first = cached();
+  const Json first = cached();
   REQUIRE(std::filesystem::exists(cache));
   const std::string text = slurp(cache);
   CHECK(lines_in(text) == 1 + 4);  // a header and a record per version
@@ -359,7 +359,7 @@ TEST_CASE(
 
   // A new version is appended; the records before it stay as they were.
   version(4);
-  const json appended = cached();
+  const Json appended = cached();
   CHECK(appended["item"]["edits"] == 4);
   CHECK(slurp(cache).starts_with(text));
   CHECK(lines_in(slurp(cache)) == 1 + 5);
@@ -368,7 +368,7 @@ TEST_CASE(
   // The user resets two versions away and a different one is recorded.
   REQUIRE(run({"git", "-C", archive.dir(), "reset", "-q", "--hard", "HEAD~2"}).exit_code == 0);
   archive.record("crafted", rss({{{"a", "Alpha after the reset", "x"}}}));
-  const json after_reset = cached();
+  const Json after_reset = cached();
   CHECK(after_reset["item"]["titles"].back() == "Alpha after the reset");
   CHECK(after_reset == from_git());
 

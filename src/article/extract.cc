@@ -1,0 +1,606 @@
+// Which part of the page is the article: unlikely parts cut, paragraphs scored into their
+// ancestors, the best ancestor and its worthy siblings kept, then cleaned of what scored
+// well but is not prose (link lists, forms, share bars). docs/article.md explains each step
+// and its numbers.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "article/internal.h"
+
+namespace feeddiff::article_detail {
+
+namespace {
+
+// A page whose article is shorter than this is extracted again with fewer cuts.
+constexpr std::size_t kRetryLength = 500;
+// Paragraphs shorter than this add nothing to their ancestors' scores.
+constexpr std::size_t kMinParagraph = 25;
+// How many levels of ancestors a paragraph's score reaches.
+constexpr int kScoredAncestors = 5;
+constexpr std::size_t kTopCandidates = 5;
+
+bool contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+bool contains_any(std::string_view s, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words)
+    if (contains(s, w)) return true;
+  return false;
+}
+
+// A whole space-separated token of s ("hid" in "x hid y", not in "hidden").
+bool has_token(std::string_view s, std::string_view token) {
+  std::size_t at = 0;
+  while ((at = s.find(token, at)) != std::string_view::npos) {
+    const bool start = at == 0 || s[at - 1] == ' ';
+    const bool end = at + token.size() == s.size() || s[at + token.size()] == ' ';
+    if (start && end) return true;
+    at += token.size();
+  }
+  return false;
+}
+
+// Class and id words of what is seldom the article: page furniture, comments, ads, cookie
+// and consent banners.
+bool unlikely(std::string_view s) {
+  return contains_any(s,
+                      {"-ad-",         "ai2html",    "banner",  "breadcrumbs", "combx",  "comment",
+                       "community",    "cover-wrap", "disqus",  "extra",       "footer", "gdpr",
+                       "header",       "legends",    "menu",    "related",     "remark", "replies",
+                       "rss",          "shoutbox",   "sidebar", "skyscraper",  "social", "sponsor",
+                       "supplemental", "ad-break",   "agegate", "pagination",  "pager",  "popup",
+                       "yom-remote",   "cookie",     "consent", "newsletter",  "modal",  "dialog"});
+}
+// ... unless they also say this (a "main-header-content" is worth a look).
+bool maybe_candidate(std::string_view s) {
+  return contains_any(s,
+                      {"and", "article", "body", "column", "content", "main", "mathjax", "shadow"});
+}
+bool positive(std::string_view s) {
+  return contains_any(s, {"article", "body", "content", "entry", "hentry", "h-entry", "main",
+                          "page", "pagination", "post", "text", "blog", "story"});
+}
+bool negative(std::string_view s) {
+  return has_token(s, "hid") ||
+         contains_any(s, {"-ad-",     "hidden",     "banner",  "combx",    "comment", "com-",
+                          "contact",  "footer",     "gdpr",    "masthead", "media",   "meta",
+                          "outbrain", "promo",      "related", "scroll",   "share",   "shoutbox",
+                          "sidebar",  "skyscraper", "sponsor", "shopping", "tags",    "widget"});
+}
+bool share_bar(std::string_view s) {
+  for (std::string_view word : {"share", "sharedaddy"}) {
+    std::size_t at = 0;
+    while ((at = s.find(word, at)) != std::string_view::npos) {
+      const auto boundary = [](char c) {
+        return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+      };
+      const bool start = at == 0 || boundary(s[at - 1]) || s[at - 1] == '_';
+      const std::size_t e = at + word.size();
+      const bool end = e == s.size() || boundary(s[e]) || s[e] == '_';
+      if (start && end) return true;
+      at = e;
+    }
+  }
+  return false;
+}
+// The whole text of an ad's label or a loading placeholder, in the languages seen on pages.
+bool ad_or_loading_label(std::string_view text) {
+  const std::string t = lower(text);
+  std::string_view base = t;
+  for (std::string_view ellipsis : {"...", "\xE2\x80\xA6"})
+    if (base.ends_with(ellipsis)) base.remove_suffix(ellipsis.size());
+  for (std::string_view word :
+       {"ad", "ads", "advertising", "advertisement", "pub", "publicit\xC3\xA9", "werbung",
+        "\xE5\xB9\xBF\xE5\x91\x8A", "\xD0\xA0\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0",
+        "\xD1\x80\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0", "anuncio", "loading",
+        "\xE6\xAD\xA3\xE5\x9C\xA8\xE5\x8A\xA0\xE8\xBD\xBD", "chargement", "cargando",
+        "\xD0\x97\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0",
+        "\xD0\xB7\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0"})
+    if (base == word) return true;
+  return false;
+}
+
+bool byline_words(std::string_view s) {
+  return contains_any(s, {"byline", "author", "dateline", "writtenby", "p-author"});
+}
+
+struct Flags {
+  bool strip_unlikely = true;
+  bool weight_classes = true;
+  bool clean_conditionally = true;
+};
+
+class Extractor {
+ public:
+  Extractor(Tree& tree, Flags flags, std::string_view title)
+      : t_(tree), flags_(flags), title_(title) {}
+
+  std::vector<NodeId> run(std::string& byline);
+
+ private:
+  bool visible(NodeId id) const;
+  bool phrasing(NodeId id) const;
+  bool has_block_child(NodeId id) const;
+  void wrap_phrasing_runs(NodeId div);
+  int class_weight(NodeId id) const;
+  void initialize(NodeId id);
+  double link_density(NodeId id) const;
+  std::vector<NodeId> pick(const std::vector<NodeId>& to_score);
+  bool data_table(NodeId id) const;
+  bool judge_table(NodeId id) const;
+  bool remove_conditionally(NodeId id, std::string_view tag) const;
+  void clean(const std::vector<NodeId>& roots);
+
+  Tree& t_;
+  Flags flags_;
+  std::string_view title_;
+  mutable std::vector<signed char> data_tables_;  // by node: -1 not judged yet, 0 or 1
+};
+
+bool Extractor::visible(NodeId id) const {
+  const std::string style = lower(t_.attr(id, "style"));
+  if (contains(style, "display:none") || contains(style, "display: none") ||
+      contains(style, "visibility:hidden") || contains(style, "visibility: hidden"))
+    return false;
+  if (t_.has_attr(id, "hidden")) return false;
+  return !(t_.attr(id, "aria-hidden") == "true" &&
+           !contains(lower(t_.attr(id, "class")), "fallback-image"));
+}
+
+bool Extractor::phrasing(NodeId id) const {
+  const Node& n = t_.nodes[id];
+  if (n.is_text) return true;
+  if (t_.is(id,
+            {"abbr",     "audio",    "b",      "bdo",      "br",     "button",   "cite",   "code",
+             "data",     "datalist", "dfn",    "em",       "embed",  "i",        "img",    "input",
+             "kbd",      "label",    "mark",   "math",     "meter",  "noscript", "object", "output",
+             "progress", "q",        "ruby",   "samp",     "script", "select",   "small",  "span",
+             "strong",   "sub",      "sup",    "textarea", "time",   "var",      "wbr",    "font",
+             "u",        "s",        "strike", "tt",       "big"}))
+    return true;
+  if (t_.is(id, {"a", "del", "ins"})) {
+    for (NodeId c : n.children)
+      if (!t_.nodes[c].removed && !phrasing(c)) return false;
+    return true;
+  }
+  return false;
+}
+
+bool Extractor::has_block_child(NodeId id) const {
+  // Stops at the first block found: asked of every div, and divs nest.
+  std::vector<NodeId> stack(t_.nodes[id].children.rbegin(), t_.nodes[id].children.rend());
+  while (!stack.empty()) {
+    const NodeId e = stack.back();
+    stack.pop_back();
+    if (t_.nodes[e].removed || t_.nodes[e].is_text) continue;
+    if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "section",
+                  "article", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}))
+      return true;
+    const auto& children = t_.nodes[e].children;
+    stack.insert(stack.end(), children.rbegin(), children.rend());
+  }
+  return false;
+}
+
+// A div holding both blocks and loose text: each run of loose text and inline elements
+// becomes a paragraph of its own, so that it is scored like one.
+void Extractor::wrap_phrasing_runs(NodeId div) {
+  std::vector<NodeId> children;
+  std::vector<NodeId> run;
+  const auto flush = [&] {
+    bool text = false;
+    for (NodeId r : run)
+      if (!t_.nodes[r].is_text || !is_blank(t_.nodes[r].text)) text = true;
+    if (text) {
+      const auto p = static_cast<NodeId>(t_.nodes.size());
+      Node node;
+      node.name = "p";
+      node.parent = div;
+      node.children = run;
+      t_.nodes.push_back(std::move(node));
+      for (NodeId r : run) t_.nodes[r].parent = p;
+      children.push_back(p);
+    } else {
+      children.insert(children.end(), run.begin(), run.end());
+    }
+    run.clear();
+  };
+  for (NodeId c : t_.nodes[div].children) {
+    if (t_.nodes[c].removed) continue;
+    if (phrasing(c)) {
+      run.push_back(c);
+    } else {
+      flush();
+      children.push_back(c);
+    }
+  }
+  flush();
+  t_.nodes[div].children = std::move(children);
+}
+
+int Extractor::class_weight(NodeId id) const {
+  if (!flags_.weight_classes) return 0;
+  int weight = 0;
+  const std::string cls = lower(t_.attr(id, "class"));
+  const std::string idv = lower(t_.attr(id, "id"));
+  for (const std::string* s : {&cls, &idv}) {
+    if (s->empty()) continue;
+    if (negative(*s)) weight -= 25;
+    if (positive(*s)) weight += 25;
+  }
+  return weight;
+}
+
+void Extractor::initialize(NodeId id) {
+  Node& n = t_.nodes[id];
+  n.scored = true;
+  n.score = 0;
+  if (t_.is(id, {"div"}))
+    n.score = 5;
+  else if (t_.is(id, {"pre", "td", "blockquote"}))
+    n.score = 3;
+  else if (t_.is(id, {"address", "ol", "ul", "dl", "dd", "dt", "li", "form"}))
+    n.score = -3;
+  else if (t_.is(id, {"h1", "h2", "h3", "h4", "h5", "h6", "th"}))
+    n.score = -5;
+  n.score += class_weight(id);
+}
+
+double Extractor::link_density(NodeId id) const {
+  const Node& n = t_.nodes[id];
+  if (n.text_length == 0) return 0;
+  return static_cast<double>(n.link_length) / static_cast<double>(n.text_length);
+}
+
+std::vector<NodeId> Extractor::run(std::string& byline) {
+  static constexpr std::string_view kAlwaysCut[] = {
+      "script",   "style", "noscript", "template", "link",  "meta",   "iframe",
+      "object",   "embed", "svg",      "canvas",   "input", "button", "select",
+      "textarea", "form",  "dialog",   "head",     "title"};
+  std::vector<NodeId> to_score;
+  bool title_header_removed = false;
+  std::vector<NodeId> stack{t_.body};
+  while (!stack.empty()) {
+    const NodeId id = stack.back();
+    stack.pop_back();
+    Node& n = t_.nodes[id];
+    if (n.removed || n.is_text) continue;
+    const auto cut = [&] { t_.remove(id); };
+    if (id != t_.body) {
+      if (n.name != "body" && !visible(id)) {
+        cut();
+        continue;
+      }
+      bool always = false;
+      for (std::string_view name : kAlwaysCut) always = always || n.name == name;
+      if (always || (t_.attr(id, "role") == "dialog" && t_.attr(id, "aria-modal") == "true")) {
+        cut();
+        continue;
+      }
+      const std::string match = t_.class_and_id(id);
+      if (byline_words(match) || t_.attr(id, "rel") == "author" ||
+          contains(lower(t_.attr(id, "itemprop")), "author")) {
+        t_.measure(id);
+        const std::size_t length = t_.nodes[id].text_length;
+        if (length > 0 && length < 100) {
+          if (byline.empty()) byline = t_.inner_text(id);
+          cut();
+          continue;
+        }
+      }
+      if (!title_header_removed && t_.is(id, {"h1", "h2"}) &&
+          text_similarity(title_, t_.inner_text(id)) > 0.75) {
+        title_header_removed = true;
+        cut();
+        continue;
+      }
+      if (flags_.strip_unlikely) {
+        if (unlikely(match) && !maybe_candidate(match) && !t_.has_ancestor(id, "table") &&
+            !t_.has_ancestor(id, "code") && n.name != "a") {
+          cut();
+          continue;
+        }
+        const std::string_view role = t_.attr(id, "role");
+        if (n.name == "nav" || role == "menu" || role == "menubar" || role == "complementary" ||
+            role == "navigation" || role == "alert" || role == "alertdialog") {
+          cut();
+          continue;
+        }
+      }
+      if (t_.is(id, {"div", "section", "header", "h1", "h2", "h3", "h4", "h5", "h6"})) {
+        bool empty = true;
+        for (NodeId c : n.children) {
+          const Node& child = t_.nodes[c];
+          if (child.removed) continue;
+          if (child.is_text ? !is_blank(child.text) : !(child.name == "br" || child.name == "hr"))
+            empty = false;
+        }
+        if (empty) {
+          cut();
+          continue;
+        }
+      }
+      if (t_.is(id, {"section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"}))
+        to_score.push_back(id);
+      if (n.name == "div") {
+        // A div around one paragraph is that paragraph: it scores into the div's parent,
+        // where its siblings are.
+        const std::vector<NodeId> elements = t_.element_children(id);
+        bool loose_text = false;
+        for (NodeId c : n.children)
+          loose_text = loose_text || (t_.nodes[c].is_text && !is_blank(t_.nodes[c].text));
+        if (elements.size() == 1 && t_.is(elements[0], {"p"}) && !loose_text && n.parent != kNone) {
+          t_.measure(id);
+          if (link_density(id) < 0.25) {
+            const NodeId p = elements[0];
+            for (NodeId& sibling : t_.nodes[n.parent].children)
+              if (sibling == id) sibling = p;
+            t_.nodes[p].parent = n.parent;
+            t_.remove(id);
+            stack.push_back(p);
+            continue;
+          }
+        }
+        if (!has_block_child(id)) {
+          n.name = "p";
+          to_score.push_back(id);
+        } else {
+          wrap_phrasing_runs(id);
+        }
+      }
+    }
+    const auto& children = t_.nodes[id].children;
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+  }
+  t_.measure(t_.body);
+  return pick(to_score);
+}
+
+std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
+  std::vector<NodeId> candidates;
+  for (NodeId id : to_score) {
+    const Node& n = t_.nodes[id];
+    if (n.removed || n.parent == kNone || n.text_length < kMinParagraph) continue;
+    double score = 1 + static_cast<double>(n.commas) +
+                   static_cast<double>(std::min<std::size_t>(n.text_length / 100, 3));
+    int level = 0;
+    for (NodeId a = n.parent; a != kNone && level < kScoredAncestors; a = t_.nodes[a].parent) {
+      // The document node and <html> take no score: the body is the widest candidate.
+      if (a == 0 || t_.nodes[a].parent == 0 || t_.nodes[a].parent == kNone) break;
+      if (!t_.nodes[a].scored) {
+        initialize(a);
+        candidates.push_back(a);
+      }
+      const double divider = level == 0 ? 1 : level == 1 ? 2 : level * 3;
+      t_.nodes[a].score += score / divider;
+      ++level;
+    }
+  }
+  for (NodeId c : candidates) t_.nodes[c].score *= 1 - link_density(c);
+  std::vector<NodeId> top = candidates;
+  std::stable_sort(top.begin(), top.end(),
+                   [&](NodeId a, NodeId b) { return t_.nodes[a].score > t_.nodes[b].score; });
+  if (top.size() > kTopCandidates) top.resize(kTopCandidates);
+  if (top.empty() || top[0] == t_.body) return {t_.body};
+
+  NodeId best = top[0];
+  // Several near-equal candidates under one ancestor: the article is that ancestor.
+  std::vector<std::vector<NodeId>> alternatives;
+  for (std::size_t i = 1; i < top.size(); ++i) {
+    if (t_.nodes[top[i]].score / t_.nodes[best].score < 0.75) continue;
+    std::vector<NodeId> ancestors;
+    for (NodeId a = t_.nodes[top[i]].parent; a != kNone; a = t_.nodes[a].parent)
+      ancestors.push_back(a);
+    alternatives.push_back(std::move(ancestors));
+  }
+  if (alternatives.size() >= 3) {
+    for (NodeId p = t_.nodes[best].parent; p != kNone && p != t_.body; p = t_.nodes[p].parent) {
+      std::size_t containing = 0;
+      for (const auto& list : alternatives)
+        if (std::find(list.begin(), list.end(), p) != list.end()) ++containing;
+      if (containing >= 3) {
+        best = p;
+        break;
+      }
+    }
+  }
+  if (!t_.nodes[best].scored) initialize(best);
+  // Climb while the parent scores nearly as well: the article's text is split across it.
+  double last = t_.nodes[best].score;
+  const double threshold = last / 3;
+  for (NodeId p = t_.nodes[best].parent; p != kNone && p != t_.body && p != 0;
+       p = t_.nodes[p].parent) {
+    if (!t_.nodes[p].scored) continue;
+    if (t_.nodes[p].score < threshold) break;
+    if (t_.nodes[p].score > last) {
+      best = p;
+      break;
+    }
+    last = t_.nodes[p].score;
+  }
+  for (NodeId p = t_.nodes[best].parent;
+       p != kNone && p != t_.body && p != 0 && t_.element_children(p).size() == 1;
+       p = t_.nodes[p].parent)
+    best = p;
+  if (!t_.nodes[best].scored) initialize(best);
+
+  // Siblings worth keeping: scored well, share the class, or read as prose.
+  std::vector<NodeId> roots;
+  const NodeId parent = t_.nodes[best].parent;
+  if (parent == kNone || parent == 0) {
+    roots.push_back(best);
+  } else {
+    const double best_score = t_.nodes[best].score;
+    const double sibling_threshold = std::max(10.0, best_score * 0.2);
+    const std::string best_class(t_.attr(best, "class"));
+    for (NodeId s : t_.element_children(parent)) {
+      bool keep = s == best;
+      if (!keep) {
+        const double bonus =
+            !best_class.empty() && t_.attr(s, "class") == best_class ? best_score * 0.2 : 0;
+        const Node& n = t_.nodes[s];
+        if (n.scored && n.score + bonus >= sibling_threshold) {
+          keep = true;
+        } else if (n.name == "p") {
+          const double density = link_density(s);
+          const std::string text = t_.inner_text(s);
+          const std::size_t length = utf8_length(text);
+          if (length > 80 && density < 0.25) {
+            keep = true;
+          } else if (length < 80 && length > 0 && density == 0 &&
+                     (contains(text, ". ") || text.ends_with('.'))) {
+            keep = true;
+          }
+        }
+      }
+      if (keep) roots.push_back(s);
+    }
+  }
+  clean(roots);
+  return roots;
+}
+
+bool Extractor::data_table(NodeId id) const {
+  // Asked again for each element inside a table: answered once a table.
+  if (data_tables_.size() < t_.nodes.size()) data_tables_.resize(t_.nodes.size(), -1);
+  if (data_tables_[id] < 0) data_tables_[id] = judge_table(id) ? 1 : 0;
+  return data_tables_[id] == 1;
+}
+
+bool Extractor::judge_table(NodeId id) const {
+  if (t_.attr(id, "role") == "presentation" || t_.attr(id, "datatable") == "0") return false;
+  if (t_.has_attr(id, "summary")) return true;
+  std::size_t rows = 0;
+  std::size_t columns = 0;
+  for (NodeId e : t_.elements_under(id)) {
+    if (t_.is(e, {"table"})) return false;
+    if (t_.is(e, {"caption", "col", "colgroup", "tfoot", "thead", "th"})) return true;
+    if (t_.is(e, {"tr"})) {
+      ++rows;
+      columns = std::max(columns, t_.element_children(e).size());
+    }
+  }
+  return rows >= 10 || columns > 4 || rows * columns > 10;
+}
+
+// Whether a table, list or div inside the article is furniture rather than content.
+bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
+  const Node& n = t_.nodes[id];
+  for (NodeId a = n.parent; a != kNone; a = t_.nodes[a].parent)
+    if (t_.is(a, {"code"}) || (t_.is(a, {"table"}) && data_table(a))) return false;
+  if (tag == "table" && data_table(id)) return false;
+  const int weight = class_weight(id);
+  if (weight < 0) return true;
+  if (n.commas >= 10) return false;
+  std::size_t p = 0, img = 0, li = 0, input = 0, list_text = 0, heading_text = 0, textish = 0;
+  for (NodeId e : t_.elements_under(id)) {
+    const Node& d = t_.nodes[e];
+    if (d.name == "p") ++p;
+    if (d.name == "img") ++img;
+    if (d.name == "li") ++li;
+    if (d.name == "input") ++input;
+    if (d.name == "table" && data_table(e)) return false;
+    if (d.name == "ul" || d.name == "ol") list_text += d.text_length;
+    if (t_.is(e, {"h1", "h2", "h3", "h4", "h5", "h6"})) heading_text += d.text_length;
+    if (t_.is(e, {"span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table",
+                  "ul"}))
+      textish += d.text_length;
+  }
+  const double length = static_cast<double>(n.text_length);
+  bool list = tag == "ul" || tag == "ol" || (length > 0 && list_text / length > 0.9);
+  const bool in_figure = t_.has_ancestor(id, "figure");
+  const double heading_density = length > 0 ? heading_text / length : 0;
+  const double text_density = length > 0 ? textish / length : 0;
+  const double links = link_density(id);
+  const double li_extra = static_cast<double>(li) - 100;
+  const bool remove =
+      (!in_figure && img > 1 && static_cast<double>(p) / static_cast<double>(img) < 0.5) ||
+      (!list && li_extra > static_cast<double>(p)) || (input > p / 3) ||
+      (!list && !in_figure && heading_density < 0.9 && length < 25 && (img == 0 || img > 2) &&
+       links > 0) ||
+      (!list && weight < 25 && links > 0.2) || (weight >= 25 && links > 0.5) ||
+      (img == 0 && text_density == 0);
+  if (list && remove) {
+    for (NodeId c : t_.element_children(id))
+      if (t_.element_children(c).size() > 1) return remove;
+    if (img == li) return false;
+  }
+  return remove;
+}
+
+void Extractor::clean(const std::vector<NodeId>& roots) {
+  for (NodeId root : roots) {
+    t_.measure(root);
+    for (NodeId e : t_.elements_under(root, true)) {
+      if (t_.nodes[e].removed) continue;
+      const Node& n = t_.nodes[e];
+      if (e != root && t_.is(e, {"footer", "aside", "fieldset"})) {
+        t_.remove(e);
+        continue;
+      }
+      if (e != root && n.text_length < 500 && share_bar(t_.class_and_id(e))) {
+        t_.remove(e);
+        continue;
+      }
+      if (t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) {
+        t_.remove(e);
+        continue;
+      }
+      // "Advertisement", "Loading...": labels of what was cut or never loaded.
+      if (e != root && n.text_length > 0 && n.text_length <= 20 &&
+          ad_or_loading_label(t_.inner_text(e)))
+        t_.remove(e);
+    }
+    t_.measure(root);  // what was cut above no longer counts
+    if (flags_.clean_conditionally) {
+      // Innermost first, so that a container is judged on what is left inside it.
+      std::vector<NodeId> all = t_.elements_under(root, true);
+      for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        const NodeId e = *it;
+        if (t_.nodes[e].removed || !t_.is(e, {"table", "ul", "div"})) continue;
+        if (remove_conditionally(e, t_.nodes[e].name)) t_.remove_measured(e);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Block> find_article(const Tree& tree, std::string& byline, std::string_view title) {
+  // Each attempt works on its own copy of the parsed page and is written out as blocks at
+  // once, so that at most two trees exist at a time; the first attempt long enough is kept,
+  // else the longest.
+  static constexpr Flags kAttempts[] = {
+      {true, true, true}, {false, true, true}, {false, false, true}, {false, false, false}};
+  std::vector<Block> best;
+  std::string best_byline;
+  std::size_t best_length = 0;
+  bool first = true;
+  for (const Flags& flags : kAttempts) {
+    Tree work = tree;
+    std::string found_byline = byline;
+    const auto roots = Extractor(work, flags, title).run(found_byline);
+    std::size_t length = 0;
+    for (NodeId r : roots) {
+      work.measure(r);
+      length += work.nodes[r].text_length;
+    }
+    if (first || length > best_length) {
+      best = make_blocks(work, roots);
+      best_byline = std::move(found_byline);
+      best_length = length;
+      first = false;
+    }
+    if (length >= kRetryLength) break;
+  }
+  byline = std::move(best_byline);
+  return best;
+}
+
+}  // namespace feeddiff::article_detail
