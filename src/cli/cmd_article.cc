@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/command.h"
+#include "cli/input.h"
 #include "feeddiff/article.h"
 #include "feeddiff/core.h"
 #include "feeddiff/fetch.h"
@@ -33,9 +33,7 @@ bool is_url(std::string_view s) {
 Result<Page> read_page(std::string_view what) {
   Page page;
   if (what == "-") {
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) page.bytes.append(buf, n);
+    page.bytes = read_stdin();
     page.label = "<stdin>";
     return page;
   }

@@ -17,6 +17,14 @@ constexpr const char* kResponseFiles[] = {"response.xml", "response.json"};
 
 }  // namespace
 
+std::string read_stdin() {
+  std::string bytes;
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) bytes.append(buf, n);
+  return bytes;
+}
+
 bool names_commit(std::string_view what) {
   std::error_code ec;
   return what != "-" && !std::filesystem::is_regular_file(std::string(what), ec);
@@ -46,9 +54,7 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
                                   std::string_view source) {
   FeedInput in;
   if (what == "-") {
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) in.bytes.append(buf, n);
+    in.bytes = read_stdin();
     in.label = "<stdin>";
     return in;
   }

@@ -18,6 +18,9 @@ struct FeedInput {
   std::string source;  ///< the source it belongs to, "" for a file
 };
 
+/// All of stdin, as bytes.
+std::string read_stdin();
+
 /// Whether diff, items and normalize read `what` as a commit: it is neither `-` (stdin) nor
 /// an existing file.
 bool names_commit(std::string_view what);

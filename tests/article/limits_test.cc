@@ -6,16 +6,12 @@
 #include <string>
 
 #include "feeddiff/article.h"
+#include "support/process.h"
 
 namespace feeddiff {
 namespace {
 
-std::string repeat(std::string_view s, std::size_t n) {
-  std::string out;
-  out.reserve(s.size() * n);
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
+using test::repeat;
 
 const std::string kProse =
     "<p>The council met on Tuesday, and after a long debate it voted to keep the library open "

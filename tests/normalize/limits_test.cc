@@ -5,16 +5,12 @@
 #include <string>
 
 #include "feeddiff/normalize.h"
+#include "support/process.h"
 
 namespace feeddiff {
 namespace {
 
-std::string repeat(std::string_view s, std::size_t n) {
-  std::string out;
-  out.reserve(s.size() * n);
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
+using test::repeat;
 
 constexpr std::string_view kJsonFeed = R"({"version":"https://jsonfeed.org/version/1.1","items":)";
 constexpr std::string_view kRssHead = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel>";

@@ -13,13 +13,6 @@ using namespace feeddiff::test;
 
 namespace {
 
-std::string repeat(std::string_view s, std::size_t n) {
-  std::string out;
-  out.reserve(s.size() * n);
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
-
 constexpr std::string_view kRssHead =
     "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>";
 constexpr std::string_view kRssTail = "</channel></rss>";

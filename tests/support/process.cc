@@ -185,6 +185,13 @@ std::string corpus_path(std::string_view relative) {
   return path;
 }
 
+std::string repeat(std::string_view s, std::size_t n) {
+  std::string out;
+  out.reserve(s.size() * n);
+  for (std::size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   INFO("reading " << path);

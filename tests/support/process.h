@@ -57,6 +57,8 @@ extern const char* const kScreenshotDir;  ///< where the browser tests leave the
 extern const char* const kManDir;         ///< the man pages the build wrote
 extern const char* const kVersion;        ///< the project's version
 
+/// s repeated n times: the hostile inputs of the limit tests.
+std::string repeat(std::string_view s, std::size_t n);
 /// Reads a whole file; fails the test if it cannot.
 std::string slurp(const std::string& path);
 /// Writes a whole file; fails the test if it cannot.
