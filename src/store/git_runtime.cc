@@ -160,6 +160,13 @@ void ensure_initialized() {
     git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, std::size_t{32} << 20);
     git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, std::size_t{96} << 20);
     git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(std::size_t{8} << 20));
+    // And no object cache at all: it keeps only objects under 4 KB (commits, root trees, a
+    // source's directory; never a raw/ tree of many sources), and once its 8 MB are full
+    // every store evicts by scanning its hash map from the start. Rebuilding the source
+    // index at 100,000 changes spent 30% of its time there and took 4.0 s of CPU with the
+    // cache, 2.9 s without; `site` at 10,000 changes took the same CPU with and without and
+    // peaked at 75 MB with it, 45 MB without; log, show, status and history did not move.
+    git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
   });
 }
 

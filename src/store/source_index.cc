@@ -78,8 +78,10 @@ Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t
     return true;
   }
   git_oid previous = chain.before_first;
-  git::TreePtr previous_tree;  // the tree previous_tree_id names, once read
-  git_oid previous_tree_id{};  // zero: no tree (the root's parent)
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, repo) != 0) return git::last_error("opening the object database");
+  git::OdbPtr odb_owned(odb);
+  RawTreeComparer comparer(odb);
   std::uint32_t depth = base_depth;
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
     const std::size_t size = std::min(chunk, chain.count - j * chunk);
@@ -98,28 +100,8 @@ Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t
     for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
       std::vector<std::string> names;
       if (!git_oid_equal(&previous, &it->raw)) {
-        bool believed = false;
-        if (!it->source.empty()) {
-          // Each raw tree is read once: this commit's is the next one's "before".
-          if (!git_oid_equal(&previous_tree_id, &previous)) {
-            previous_tree.reset();
-            previous_tree_id = previous;
-            if (git_oid_is_zero(&previous) != 1) {
-              git_tree* t = nullptr;
-              if (git_tree_lookup(&t, repo, &previous) != 0) return git::last_error("reading raw/");
-              previous_tree.reset(t);
-            }
-          }
-          git::TreePtr tree;
-          if (git_oid_is_zero(&it->raw) != 1) {
-            git_tree* t = nullptr;
-            if (git_tree_lookup(&t, repo, &it->raw) != 0) return git::last_error("reading raw/");
-            tree.reset(t);
-          }
-          believed = differs_only_in(repo, previous_tree.get(), tree.get(), it->source, true);
-          previous_tree = std::move(tree);
-          previous_tree_id = it->raw;
-        }
+        const bool believed =
+            !it->source.empty() && comparer.differs_only_in(previous, it->raw, it->source);
         if (believed) {
           names.push_back(it->source);
         } else {

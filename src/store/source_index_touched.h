@@ -4,6 +4,7 @@
 
 #include <git2.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,26 @@ std::string version_source(const git_commit* commit);
 Result<std::vector<std::string>> raw_diff(git_repository* repo, const git_oid& before,
                                           const git_oid& after);
 
-/// Whether two `raw` trees (null: none) differ in source's directory alone; false on any
-/// doubt (the caller then runs raw_diff).
-bool differs_only_in(git_repository* repo, const git_tree* before, const git_tree* after,
-                     std::string_view source, bool top);
+class TreeBytes;
+
+/// Compares each `raw` tree of a first-parent chain with the one before it, reading each
+/// from the object database once.
+class RawTreeComparer {
+ public:
+  /// Reads from odb, which must outlive the comparer.
+  explicit RawTreeComparer(git_odb* odb);
+  ~RawTreeComparer();
+  RawTreeComparer(const RawTreeComparer&) = delete;
+  RawTreeComparer& operator=(const RawTreeComparer&) = delete;
+
+  /// Whether two `raw` trees (zero: none) differ in source's directory alone; false on any
+  /// doubt (the caller then runs raw_diff). Cheapest when before is the last call's after.
+  bool differs_only_in(const git_oid& before, const git_oid& after, std::string_view source);
+
+ private:
+  git_odb* odb_;
+  std::unique_ptr<TreeBytes> held_;  // the last tree read, after the last call
+  git_oid held_id_{};
+};
 
 }  // namespace feeddiff::source_index

@@ -471,3 +471,54 @@ TEST_CASE("source_change_at agrees with git log -1 --first-parent REV -- raw/NAM
       }
   }
 }
+
+TEST_CASE(
+    "the source index agrees with git in either layout, for names git sorts around '/', and "
+    "indexes a commit that rewrites two sources of one bucket under both",
+    "[store][index]") {
+  // git orders a directory as if its name ended in '/': "a-b" and "a.b" before "a", "a0"
+  // after it. Two of the names share a fan-out bucket, found here rather than written down.
+  std::vector<std::string> names = {"a", "a-b", "a.b", "a0", "ab"};
+  std::string twin;
+  for (int i = 0; twin.empty(); ++i)
+    if (const std::string n = "b" + std::to_string(i); fanout_bucket(n) == fanout_bucket("a"))
+      twin = n;
+  names.push_back(twin);
+  for (const Layout layout : {Layout::flat, Layout::fanout}) {
+    INFO(layout_name(layout));
+    const std::string dir = make_temp_dir("index-layout");
+    auto archive = Archive::init(dir, 1'790'830'000'000);
+    REQUIRE(archive);
+    std::mt19937 rng(7);
+    TimeMs when = 1'790'830'982'000;
+    for (int i = 0; i < 60; ++i) {
+      const std::string& s = names[rng() % names.size()];
+      when += 60'000;
+      CommitRequest r = version(s, "<rss>" + std::to_string(rng() % 5) + "</rss>", when);
+      r.files[0].path = source_dir(s, layout) + "response.xml";
+      REQUIRE(archive->commit(r));
+    }
+    // Under poll's name and title for "a", rewriting its bucket's twin too.
+    CommitRequest forged = version("a", "<rss>forged</rss>", when + 60'000);
+    forged.files[0].path = source_dir("a", layout) + "response.xml";
+    forged.files.push_back({source_dir(twin, layout) + "response.xml", "<rss>slipped</rss>"});
+    REQUIRE(archive->commit(forged));
+    const std::string forged_id = git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40);
+    for (const bool rebuilt : {false, true}) {
+      if (rebuilt) fs::remove_all(dir + "/.git/feeddiff/index");
+      auto reader = Archive::open(dir);
+      REQUIRE(reader);
+      for (const auto& name : names) {
+        INFO("source " << name << (rebuilt ? ", rebuilt" : ""));
+        std::vector<std::string> expected;
+        std::istringstream in(git_out(dir, {"log", "--format=%H", "--", source_dir(name, layout)}));
+        for (std::string line; std::getline(in, line);) expected.push_back(line);
+        REQUIRE(!expected.empty());
+        auto ids = reader->source_commit_ids(name);
+        REQUIRE(ids);
+        CHECK(*ids == expected);
+        if (name == twin) CHECK(ids->front() == forged_id);
+      }
+    }
+  }
+}
