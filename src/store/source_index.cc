@@ -38,6 +38,9 @@ struct Chain {
   std::size_t count = 0;       // commits after the tip (all of them without it)
   std::vector<git_oid> marks;  // the commits at 0, chunk, 2 chunk, ... back from head
   git_oid before_first{};      // the raw id of the tip (zero for a rebuild: the root has none)
+  // The newest chunk, newest first, as the scan read it: the last chunk indexed is not read
+  // again (a catch-up of up to a chunk of commits reads each once).
+  std::vector<Seen> newest;
 };
 
 Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
@@ -59,6 +62,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
+    if (chain.count < chunk) chain.newest.push_back({id, raw_of(c), version_source(c)});
     ++chain.count;
     if (parents == 0) return chain;
     id = *git_commit_parent_id(c, 0);
@@ -69,7 +73,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
 // newest commit and handed to sink, oldest commit first, with the depths following on. A
 // chain of no commit makes one empty chunk. false: the index cannot hold this history (an
 // unstorable name); the chunks before were handed on.
-Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t base_depth,
+Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_depth,
                          std::size_t chunk, const std::function<Status(Pending&)>& sink) {
   if (chain.count == 0) {
     Pending p;
@@ -86,9 +90,10 @@ Result<bool> index_chain(git_repository* repo, const Chain& chain, std::uint32_t
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
     const std::size_t size = std::min(chunk, chain.count - j * chunk);
     std::vector<Seen> seen;  // newest first
+    if (j == 0) seen = std::move(chain.newest);
     seen.reserve(size);
     git_oid id = chain.marks[j];
-    for (std::size_t k = 0; k < size; ++k) {
+    for (std::size_t k = seen.size(); k < size; ++k) {
       git_commit* c = nullptr;
       if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
       git::CommitPtr owned(c);
