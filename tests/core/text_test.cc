@@ -195,6 +195,14 @@ TEST_CASE("SHA-1 gives the standard digests, in one piece or many", "[core]") {
   CHECK(digest[19] == 0x6f);
 }
 
+TEST_CASE("SHA-256 gives the standard digests", "[core]") {
+  // FIPS 180 examples.
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
 TEST_CASE("a tab-separated cache line round-trips any field and rejects a bad escape", "[core]") {
   const std::vector<std::string> fields = {"plain",
                                            "",
