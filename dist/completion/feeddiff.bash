@@ -54,6 +54,7 @@ _feeddiff_options() {
     import) echo "-h --help --every= -n --dry-run" ;;
     export-opml) echo "-h --help -o= --output=" ;;
     export-sqlite) echo "-h --help --db=" ;;
+    export-warc) echo "-h --help -o= --output= --cdxj= --since=" ;;
     site) echo "-h --help --base-url= --max-lines= --max-line-chars= --feed-entries=" ;;
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json --at=" ;;
@@ -71,7 +72,7 @@ _feeddiff_arguments() {
     sync) echo "remote" ;;
     add) echo "new new" ;;
     remove | log | enable) echo "source" ;;
-    poll | status | export-sqlite) echo "source..." ;;
+    poll | status | export-sqlite | export-warc) echo "source..." ;;
     show | cat) echo "commit source" ;;
     history) echo "source item" ;;
     import | article) echo "file" ;;
@@ -84,7 +85,7 @@ _feeddiff_arguments() {
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="init clone add remove poll sync log show history cat status enable trust import export-opml
-    export-sqlite gc migrate site fixtures normalize items diff article"
+    export-sqlite export-warc gc migrate site fixtures normalize items diff article"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite gc migrate site fixtures normalize items diff article
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite export-warc gc migrate site fixtures normalize items diff article
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -51,6 +51,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a import -d 'Add the feeds of an OPML list'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-opml -d 'Write the sources as OPML'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-sqlite -d 'Write the item history to SQLite'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a export-warc -d 'Write the recorded versions as a WARC file'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a gc -d 'Pack the archive'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a migrate -d 'Move raw/ to the flat or fan-out layout'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a site -d 'Write a static HTML site'
@@ -65,7 +66,7 @@ complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l
 # Arguments.
 complete -c feeddiff -n '__fish_seen_subcommand_from init site clone' -a '(__fish_complete_directories)'
 complete -c feeddiff -n '__fish_seen_subcommand_from sync' -a '(git -C (__feeddiff_archive) remote 2>/dev/null)'
-complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite history' -a '(__feeddiff_sources)'
+complete -c feeddiff -n '__fish_seen_subcommand_from remove poll log enable status export-sqlite export-warc history' -a '(__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from show cat normalize items diff' -a '(__feeddiff_commits) (__feeddiff_sources)'
 complete -c feeddiff -n '__fish_seen_subcommand_from normalize items diff import article' -F
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update (__fish_complete_directories)'
@@ -113,6 +114,9 @@ complete -c feeddiff -n '__fish_seen_subcommand_from status items article' -l js
 complete -c feeddiff -n '__fish_seen_subcommand_from import' -s n -l dry-run -d 'Change nothing'
 complete -c feeddiff -n '__fish_seen_subcommand_from export-opml' -s o -l output -r -F -d 'Write to this file'
 complete -c feeddiff -n '__fish_seen_subcommand_from export-sqlite' -l db -r -F -d 'The database file'
+complete -c feeddiff -n '__fish_seen_subcommand_from export-warc' -s o -l output -r -F -d 'The WARC file'
+complete -c feeddiff -n '__fish_seen_subcommand_from export-warc' -l cdxj -r -F -d 'The CDXJ index'
+complete -c feeddiff -n '__fish_seen_subcommand_from export-warc' -l since -r -d 'Only versions after this commit'
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l base-url -x -d 'Absolute URL of the site'
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l feed-entries -x -d 'Entries of the Atom feed'
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -l offline -d 'Fetch nothing'

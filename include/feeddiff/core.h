@@ -105,6 +105,9 @@ std::string hex_encode(std::string_view bytes);
 std::string hex_encode(const unsigned char* bytes, std::size_t size);
 /// A number as 16 lower-case hex digits, zero-padded (`{:016x}` without fmt).
 std::string hex_u64(std::uint64_t value);
+/// RFC 4648 base32 (upper case, `=` padded): how WARC writes a digest (`sha1:` and 32
+/// characters for SHA-1's 20 bytes).
+std::string base32_encode(std::string_view bytes);
 
 /// FNV-1a's 64-bit offset basis: where a hash of nothing starts.
 inline constexpr std::uint64_t kFnv1aBasis = 14695981039346656037ull;

@@ -364,4 +364,9 @@ class ArchiveLock {
 /// The version of libgit2 in use (git_libgit2_version), e.g. "1.5.1".
 std::string libgit2_version();
 
+/// data as one gzip member (RFC 1952) at zlib's default level: the archive's way out to
+/// files other tools read (a WARC file is a chain of such members, one per record). Here
+/// because store is the module that links zlib.
+std::string gzip_member(std::string_view data);
+
 }  // namespace feeddiff

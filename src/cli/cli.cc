@@ -114,6 +114,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"import", cli::import_command},
     {"export-opml", cli::export_opml_command},
     {"export-sqlite", cli::export_sqlite_command},
+    {"export-warc", cli::export_warc_command},
     {"gc", cli::gc_command},
     {"migrate", cli::migrate_command},
     {"site", cli::site_command},

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/input.h"
 #include "feeddiff/export.h"
-#include "feeddiff/poll.h"
 
 namespace feeddiff::cli {
 
@@ -18,23 +18,9 @@ struct ExportSqliteOptions {
 Result<int> export_sqlite_run(const Globals& globals, const ExportSqliteOptions& options) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  std::vector<std::string> sources = options.sources;
-  if (sources.empty())
-    for (const auto& source : config->sources) sources.push_back(source.name);
-  for (const auto& name : sources) {
-    if (auto ok = check_source_name(name); !ok) return ok.error();
-    // A removed source's history is still there to export; a name that is neither
-    // configured nor recorded is a typo.
-    if (config->find(name)) continue;
-    auto recorded = archive->source_log(name, 1);
-    if (!recorded) return recorded.error();
-    if (recorded->empty())
-      return Error{Errc::not_found,
-                   fmt::format("no source '{}' and no recorded change of it", name)};
-  }
-  auto report = export_sqlite(*archive, sources, options.db);
+  auto sources = sources_to_export(*archive, options.sources);
+  if (!sources) return sources.error();
+  auto report = export_sqlite(*archive, *sources, options.db);
   if (!report) return report.error();
   std::string out;
   for (const auto& s : report->sources) {

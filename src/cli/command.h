@@ -45,6 +45,7 @@ Command enable_command(CLI::App& root, const Globals& globals);
 Command import_command(CLI::App& root, const Globals& globals);
 Command export_opml_command(CLI::App& root, const Globals& globals);
 Command export_sqlite_command(CLI::App& root, const Globals& globals);
+Command export_warc_command(CLI::App& root, const Globals& globals);
 Command gc_command(CLI::App& root, const Globals& globals);
 Command site_command(CLI::App& root, const Globals& globals);
 Command fixtures_command(CLI::App& root, const Globals& globals);

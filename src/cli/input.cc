@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "feeddiff/changes.h"
+#include "feeddiff/poll.h"
 
 namespace feeddiff::cli {
 
@@ -119,6 +120,25 @@ Result<CommitInfo> version_at(const Archive& archive, const std::string& source,
     std::fprintf(stderr, "%s\n", escape_terminal(note).c_str());
   }
   return commit;
+}
+
+Result<std::vector<std::string>> sources_to_export(const Archive& archive,
+                                                   const std::vector<std::string>& names) {
+  auto config = load_config(archive);
+  if (!config) return config.error();
+  std::vector<std::string> sources = names;
+  if (sources.empty())
+    for (const auto& source : config->sources) sources.push_back(source.name);
+  for (const auto& name : sources) {
+    if (auto ok = check_source_name(name); !ok) return ok.error();
+    if (config->find(name)) continue;
+    auto recorded = archive.source_log(name, 1);
+    if (!recorded) return recorded.error();
+    if (recorded->empty())
+      return Error{Errc::not_found,
+                   fmt::format("no source '{}' and no recorded change of it", name)};
+  }
+  return sources;
 }
 
 }  // namespace feeddiff::cli

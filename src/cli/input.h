@@ -46,6 +46,12 @@ Result<TimeMs> moment_of(const std::string& when);
 /// observation; the server's Origin-Date, when it differs, is named as not used).
 Result<CommitInfo> version_at(const Archive& archive, const std::string& source, TimeMs moment);
 
+/// The sources an export writes: names as given, each a configured source or one with
+/// recorded changes (a removed source's history is still there to export; any other name is
+/// a typo: Errc::not_found), or every configured source when names is empty.
+Result<std::vector<std::string>> sources_to_export(const Archive& archive,
+                                                   const std::vector<std::string>& names);
+
 /// version_at(archive, source, moment_of(when)).
 Result<CommitInfo> version_at(const Archive& archive, const std::string& source,
                               const std::string& when);

@@ -94,6 +94,26 @@ std::string hex_u64(std::uint64_t value) {
   return out;
 }
 
+// No library feeddiff links offers base32 (OpenSSL has base64 only); it is a few lines.
+std::string base32_encode(std::string_view bytes) {
+  constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  std::string out;
+  out.reserve((bytes.size() + 4) / 5 * 8);
+  std::uint64_t buffer = 0;
+  int bits = 0;
+  for (unsigned char c : bytes) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += kAlphabet[(buffer >> bits) & 31];
+    }
+  }
+  if (bits > 0) out += kAlphabet[(buffer << (5 - bits)) & 31];
+  while (out.size() % 8 != 0) out += '=';
+  return out;
+}
+
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
   for (unsigned char c : bytes) {
     h ^= c;

@@ -195,6 +195,20 @@ TEST_CASE("SHA-1 gives the standard digests, in one piece or many", "[core]") {
   CHECK(digest[19] == 0x6f);
 }
 
+TEST_CASE("base32 gives RFC 4648's test vectors, padded", "[core]") {
+  CHECK(base32_encode("") == "");
+  CHECK(base32_encode("f") == "MY======");
+  CHECK(base32_encode("fo") == "MZXQ====");
+  CHECK(base32_encode("foo") == "MZXW6===");
+  CHECK(base32_encode("foob") == "MZXW6YQ=");
+  CHECK(base32_encode("fooba") == "MZXW6YTB");
+  CHECK(base32_encode("foobar") == "MZXW6YTBOI======");
+  // A SHA-1 as WARC writes it: 32 characters, no padding.
+  const auto digest = sha1("abc");
+  CHECK(base32_encode(std::string_view(reinterpret_cast<const char*>(digest.data()), 20)) ==
+        "VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+}
+
 TEST_CASE("SHA-256 gives the standard digests", "[core]") {
   // FIPS 180 examples.
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
