@@ -29,6 +29,15 @@ struct Redirect {
   std::string target;  ///< absolute URL it pointed to, credentials removed
 };
 
+/// What kind of network an IP address belongs to, for the redirect policy.
+enum class AddressClass {
+  global,           ///< anything else: the Internet
+  loopback,         ///< 127.0.0.0/8, ::1
+  private_network,  ///< 10/8, 172.16/12, 192.168/16, 100.64/10 (CGNAT), fc00::/7, fec0::/10
+  link_local,       ///< 169.254/16 (cloud metadata at 169.254.169.254), fe80::/10
+  unspecified,      ///< 0.0.0.0/8, ::
+};
+
 /// What to fetch and how politely.
 struct FetchRequest {
   std::string url;                ///< http or https; may carry user:password@ (never echoed)
@@ -51,15 +60,14 @@ struct FetchRequest {
   /// (a LAN feed that redirects within the LAN); the check is on the address each hop
   /// connects to, so a name that resolves to 127.0.0.1 is caught as well as the literal.
   bool allow_private_redirects = false;
-};
-
-/// What kind of network an IP address belongs to, for the redirect policy.
-enum class AddressClass {
-  global,           ///< anything else: the Internet
-  loopback,         ///< 127.0.0.0/8, ::1
-  private_network,  ///< 10/8, 172.16/12, 192.168/16, 100.64/10 (CGNAT), fc00::/7, fec0::/10
-  link_local,       ///< 169.254/16 (cloud metadata at 169.254.169.254), fe80::/10
-  unspecified,      ///< 0.0.0.0/8, ::
+  /// Set for a URL that arrived with data rather than from the user: a link in a feed (an
+  /// article's page). Its own first hop is then held to the redirect policy too, as if the
+  /// feed had redirected there: besides the Internet it may reach only addresses of this
+  /// class (the class of the address the feed itself came from), so a feed cannot make a
+  /// poller fetch its loopback, its LAN or the cloud's metadata service (169.254.169.254)
+  /// and archive the answer. Redirects from there follow the same rule. nullopt: a URL the
+  /// user configured, whose first hop may go anywhere.
+  std::optional<AddressClass> link_from;
 };
 
 /// The class of a numeric IPv4 or IPv6 address as libcurl reports one ("10.0.0.1", "::1",
@@ -81,6 +89,9 @@ struct FetchResponse {
   std::string http_version;         ///< "1.1", "2"
   std::uint64_t wire_bytes = 0;     ///< body bytes as transferred (before decoding)
   double seconds = 0;               ///< total transfer time
+  /// The class of the address the request's own URL connected to (nullopt when libcurl did
+  /// not say): what the links of this response may reach (FetchRequest::link_from).
+  std::optional<AddressClass> address_class;
 
   /// The first header with this name (case-insensitive), or nullptr.
   const Header* header(std::string_view name) const;

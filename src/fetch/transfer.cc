@@ -66,7 +66,7 @@ int prereq_callback(void* user, char*, char*, int, int) {
 curl_socket_t open_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
   auto* t = static_cast<Transfer*>(user);
   t->dialed = true;
-  if (purpose == CURLSOCKTYPE_IPCXN && !t->redirects.empty()) {
+  if (purpose == CURLSOCKTYPE_IPCXN && t->policed()) {
     char ip[INET6_ADDRSTRLEN] = {};
     std::optional<AddressClass> c;
     if (address->family == AF_INET && address->addrlen >= sizeof(sockaddr_in)) {
@@ -122,21 +122,30 @@ std::string http_version_name(long v) {
 }  // namespace
 
 void Transfer::refuse(AddressClass c, const std::string& ip) {
+  if (redirects.empty()) {
+    refused = fmt::format(
+        "refused to fetch this link: it leads to {}, {}, and a link that came in a feed may "
+        "reach only the Internet and the kind of network the feed itself came from",
+        ip, address_class_words(c));
+    return;
+  }
   refused = fmt::format(
       "refused to follow the redirect to {}: it leads to {}, {} (a source whose feed "
       "really moved there can allow it: allow_private_redirects = true)",
-      redirects.empty() ? std::string("?") : redirects.back().target, ip, address_class_words(c));
+      redirects.back().target, ip, address_class_words(c));
 }
 
-// At each response: the address it came from. The first hop's is the origin's; a later
-// hop's must be one the policy allows. open_socket refuses before connecting; this catches
-// a hop that re-used a connection another transfer had opened, before its body is read.
+// At each response: the address it came from. The first hop's is the origin's (unless the
+// URL is a link that came with data, which is policed as a redirect is); a later hop's must
+// be one the policy allows. open_socket refuses before connecting; this catches a hop that
+// re-used a connection another transfer had opened, before its body is read.
 bool Transfer::check_hop() {
   const char* ip = nullptr;
   curl::easy_getinfo(easy.get(), CURLINFO_PRIMARY_IP, &ip);
   const std::optional<AddressClass> c =
       ip && *ip ? classify_address(ip) : std::optional<AddressClass>();
-  if (redirects.empty()) {
+  if (redirects.empty() && !first_hop_class) first_hop_class = c;
+  if (redirects.empty() && !request.link_from) {
     if (!origin_class) origin_class = test_public_origin() ? AddressClass::global : c;
     return true;
   }
@@ -226,6 +235,7 @@ Error internal_error(const FetchRequest& request, std::string_view what) {
 // Makes the easy handle for a request; the request's URL has passed check_url.
 std::optional<Error> setup(Transfer& t, const FetchOptions& options) {
   const FetchRequest& r = t.request;
+  if (r.link_from) t.origin_class = r.link_from;
   t.easy.reset(curl::easy_init());
   if (!t.easy) return internal_error(r, "cannot create a libcurl handle");
   CURL* h = t.easy.get();
@@ -325,6 +335,8 @@ Result<FetchResponse> finish(CURLcode code, Transfer& t) {
   curl::easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
   response.wire_bytes = static_cast<std::uint64_t>(std::max<curl_off_t>(wire, 0));
   response.seconds = static_cast<double>(total_us) / 1e6;
+  response.address_class =
+      test_public_origin() ? std::optional(AddressClass::global) : t.first_hop_class;
   return response;
 }
 

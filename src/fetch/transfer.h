@@ -54,15 +54,21 @@ struct Transfer {
   bool responded = false;  ///< a response's first line arrived
   bool dialed = false;     ///< libcurl opened a socket of its own for it (open_socket)
   // The redirect policy (FetchRequest::allow_private_redirects).
-  std::optional<AddressClass> origin_class;  ///< the class of the address of the request's URL
-  std::string refused;                       ///< why a later hop was refused; "" when none was
+  /// The class of address later hops may reach besides the Internet: the request's own URL's
+  /// (or, for a link that came with data, FetchRequest::link_from).
+  std::optional<AddressClass> origin_class;
+  std::optional<AddressClass> first_hop_class;  ///< what the request's own URL connected to
+  std::string refused;                          ///< why a hop was refused; "" when none was
 
   /// Whether a redirected hop may connect to an address of this class.
   bool may_reach(AddressClass c) const {
     return request.allow_private_redirects || c == AddressClass::global ||
            (origin_class && *origin_class == c);
   }
-  /// Notes that the last redirect, to `ip` of class c, is refused.
+  /// Whether the hop about to connect is held to the policy: every redirect, and the first
+  /// hop of a link that came with data.
+  bool policed() const { return !redirects.empty() || request.link_from.has_value(); }
+  /// Notes that the hop to `ip` of class c (the last redirect, or the link itself) is refused.
   void refuse(AddressClass c, const std::string& ip);
   /// At each response: whether the address it came from is one the policy allows.
   bool check_hop();
