@@ -272,6 +272,13 @@ class Archive {
   /// The full ids of source_log(name, 0), reading no commit when the index answers: the cost
   /// of a list of ids, not of a history.
   Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;
+  /// Whether the commit changed, against its first parent, the files of source name's
+  /// directory under raw/ (in either layout) and nothing else of raw/: what a commit's Source
+  /// trailer and title claim, checked against its tree as the source index checks it (a
+  /// commit anyone can write claims what it likes). A commit with other than one parent is
+  /// false. Cheapest called along a chain, oldest commit first: each raw/ tree is then read
+  /// once. Not for several threads at once.
+  Result<bool> changed_only_source(std::string_view commit_id, std::string_view name) const;
   /// Each full id as log prints it, as git_object_short_id abbreviates (the shortest
   /// prefix, at least core.abbrev or 7 digits, that names no other object), reading no
   /// object: a lookup in the pack indexes per digit added. With a cache name, ids is a list

@@ -3,6 +3,7 @@
 
 #include <git2.h>
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 #include "store/pack_writer.h"
+#include "store/source_index_touched.h"
 
 namespace feeddiff {
 
@@ -29,6 +31,10 @@ struct Archive::Impl {
   std::set<std::string> touched;          // work-tree paths to check out after the move
   std::size_t pending_bytes = 0;          // bytes of those objects
   std::size_t pending_commits = 0;        // commits not yet on the branch
+
+  // changed_only_source's raw/ trees, the last one read kept for the next call.
+  git::OdbPtr compared_odb;
+  std::unique_ptr<source_index::RawTreeComparer> comparer;
 
   // Lists the paths to check out (one a line) and the lock files taken meanwhile (see
   // git_locks.h) while the branch, index and work tree are brought in step.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "feeddiff/store.h"
@@ -521,4 +522,42 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE("changed_only_source agrees with git diff on every commit, and sees through a forgery",
+          "[store][index]") {
+  const std::string dir = random_archive("only-source", 41, 80);
+  // Under poll's name and title for gamma, rewriting alpha too.
+  fs::create_directories(dir + "/raw/gamma");
+  fs::create_directories(dir + "/raw/alpha");
+  spit(dir + "/raw/gamma/response.xml", "<rss>forged</rss>");
+  spit(dir + "/raw/alpha/response.xml", "<rss>slipped in</rss>");
+  git_out(dir, {"add", "-A", "raw"});
+  git_out(dir, {"-c", "user.name=feeddiff", "-c", "user.email=feeddiff@localhost", "commit", "-q",
+                "-m", "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma"});
+  const std::string forged = git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40);
+  auto archive = Archive::open(dir);
+  REQUIRE(archive);
+  std::vector<std::string> ids;
+  std::istringstream in(git_out(dir, {"rev-list", "--reverse", "HEAD"}));
+  for (std::string line; std::getline(in, line);) ids.push_back(line);
+  std::size_t believed = 0;
+  for (std::size_t i = 1; i < ids.size(); ++i) {
+    std::set<std::string> touched;
+    std::istringstream names(
+        git_out(dir, {"diff", "--name-only", ids[i - 1], ids[i], "--", "raw/"}));
+    for (std::string path; std::getline(names, path);)
+      touched.insert(path.substr(4, path.find('/', 4) - 4));
+    for (const auto& name : kSources) {
+      INFO(ids[i] << " " << name);
+      auto only = archive->changed_only_source(ids[i], name);
+      REQUIRE(only);
+      CHECK(*only == (touched == std::set<std::string>{name}));
+      believed += *only ? 1 : 0;
+    }
+  }
+  CHECK(believed > 40);
+  auto claim = archive->changed_only_source(forged, "gamma");
+  REQUIRE(claim);
+  CHECK_FALSE(*claim);
 }
