@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/render_helpers.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff::test;
@@ -94,6 +95,7 @@ TEST_CASE("search says when a phrase appeared and when it was gone, as text and 
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());  // the index was up to date
   const auto doc = nlohmann::json::parse(r.out);
+  CHECK(schema_validator("search.schema.json").validate(doc).empty());
   CHECK(doc["feeddiff"] == "search");
   CHECK(doc["version"] == 1);
   CHECK(doc["index"] == p.versions.back());
@@ -115,6 +117,12 @@ TEST_CASE("search says when a phrase appeared and when it was gone, as text and 
   CHECK(r.out == "No match.\n");
   r = p.archive({"search", "weights", "--since", "2026-10-01T11:30:00Z", "--source", "news"});
   CHECK(r.out.find("news: Post") != std::string::npos);
+  // A hit that is gone, against the schema too.
+  r = p.archive({"search", "weights", "--format", "json"});
+  const auto gone = nlohmann::json::parse(r.out);
+  CHECK(schema_validator("search.schema.json").validate(gone).empty());
+  CHECK(gone["hits"][0]["gone"]["commit"] == p.versions[6]);
+  CHECK(gone["hits"][0]["gone_because"] == "edited");
 }
 
 TEST_CASE("search escapes feed text on the terminal and in JSON", "[cli]") {
