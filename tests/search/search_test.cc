@@ -315,6 +315,19 @@ TEST_CASE(
   recorded.record("beta", version("beta", beta++));
   check_agrees(recorded, sources);
 
+  // The last commit amended (a new id, as a sync's replay gives every local commit): the
+  // index drops what the old one brought and reads the new one.
+  auto amend = run({"git", "-C", recorded.dir(), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--amend", "-m", "beta: changed (amended)"});
+  REQUIRE(amend.exit_code == 0);
+  {
+    auto report = update_search_index(recorded.open());
+    REQUIRE(report);
+    CHECK(report->action == SearchIndexReport::Action::rewound);
+    CHECK(report->commits == 1);
+  }
+  check_agrees(recorded, sources);
+
   const std::string path = search_index_path(recorded.open());
   // Deleted: built again, and the line why.
   REQUIRE(std::filesystem::remove(path));
