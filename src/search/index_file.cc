@@ -12,7 +12,8 @@ namespace feeddiff::search_detail {
 
 namespace {
 
-// One row per source version and one per item text (spans), the text in FTS5. A span's
+// One row per source version and one per item text (spans), the text in FTS5 (without the
+// per-row token counts: hits are ordered by time, never ranked, so bm25 has no use). A span's
 // rowid orders it by when its text first appeared (spans_id in update.cc), so the newest
 // hits come first without sorting. docs/search.md describes each column.
 constexpr const char* kSchema = R"(
@@ -26,12 +27,11 @@ CREATE TABLE versions(source INTEGER NOT NULL, ord INTEGER NOT NULL, seq INTEGER
 CREATE INDEX versions_commit ON versions(commit_id);
 CREATE INDEX versions_seq ON versions(seq);
 CREATE TABLE spans(id INTEGER PRIMARY KEY, source INTEGER NOT NULL, item TEXT NOT NULL,
-                   occurrence INTEGER NOT NULL, hash BLOB NOT NULL, first_ord INTEGER NOT NULL,
+                   occurrence INTEGER NOT NULL, hash INTEGER NOT NULL, first_ord INTEGER NOT NULL,
                    last_ord INTEGER, gone_ord INTEGER, first_time INTEGER NOT NULL,
                    gone_time INTEGER);
 CREATE INDEX spans_item ON spans(source, item, first_ord);
-CREATE INDEX spans_open ON spans(source) WHERE gone_ord IS NULL;
-CREATE VIRTUAL TABLE text USING fts5(title, summary, content, article, src,
+CREATE VIRTUAL TABLE text USING fts5(title, summary, content, article, src, columnsize = 0,
                                      tokenize = 'unicode61 remove_diacritics 2');
 )";
 

@@ -21,7 +21,10 @@ namespace {
 
 using sqlite::Db;
 using sqlite::Statement;
-using Hash = std::array<unsigned char, 16>;
+// A text's hash: the first 8 bytes of its SHA-1. An edit whose new text had the same hash
+// would keep the old text in the index: a feed could only make that happen by a search of
+// about 2^32 SHA-1s per edit, to hide an edit from search alone.
+using Hash = std::int64_t;
 
 constexpr std::size_t kMaxFieldBytes = 256 * 1024;
 
@@ -61,7 +64,7 @@ std::vector<SourceVersion> versions_of(const std::vector<PathChange>& changes) {
 
 struct OpenSpan {
   std::int64_t id = 0;
-  Hash hash{};
+  Hash hash = 0;
 };
 
 // One source as the index has it: its versions so far and the item texts of its newest
@@ -150,8 +153,7 @@ Result<SourceState*> Updater::state_of(const std::string& name) {
       if (!*r) break;
       OpenSpan span;
       span.id = open->integer(0);
-      const std::string hash = open->text(3).value_or("");
-      std::memcpy(span.hash.data(), hash.data(), std::min(hash.size(), span.hash.size()));
+      span.hash = open->integer(3);
       state.open[open->text(1).value_or("") + '\n' + std::to_string(open->integer(2))] = span;
     }
   } else {
@@ -237,7 +239,7 @@ Status Updater::add_version(SourceState& state, const std::string& commit, std::
     const std::string content = index_text(item.content, true);
     const auto digest = sha1(title + '\0' + summary + '\0' + content);
     Hash hash;
-    std::copy_n(digest.begin(), hash.size(), hash.begin());
+    std::memcpy(&hash, digest.data(), sizeof hash);
     auto open = state.open.find(key);
     if (open != state.open.end()) {
       if (open->second.hash == hash) {
@@ -256,8 +258,7 @@ Status Updater::add_version(SourceState& state, const std::string& commit, std::
       (void)insert_span->bind(2, state.id);
       (void)insert_span->bind(3, std::string_view(item.id));
       (void)insert_span->bind(4, static_cast<std::int64_t>(occurrence));
-      (void)insert_span->bind(
-          5, std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
+      (void)insert_span->bind(5, hash);
       (void)insert_span->bind(6, ord);
       (void)insert_span->bind(7, std::int64_t{observed});
       if (auto ok = insert_span->run(); !ok) return ok;
