@@ -284,13 +284,27 @@ Status Updater::add_version(SourceState& state, const std::string& commit, std::
   return Ok{};
 }
 
+// The source a commit poll wrote is about (`S: added (...` or `S: changed (...`, one parent,
+// trailer `Source: S`), whose changes are then looked for in raw/S/ alone; "" for any other
+// commit, whose raw/ tree is compared with its parent's whole (at 10,000 sources, 7 ms a
+// commit where raw/S/ alone costs a few µs).
+std::string poll_source(const CommitInfo& commit) {
+  const std::string* source = commit.trailer("Source");
+  if (!source || commit.parents.size() != 1 || !check_source_name(*source)) return "";
+  for (const char* kind : {": added (", ": changed ("})
+    if (commit.title.starts_with(*source + kind)) return *source;
+  return "";
+}
+
 Status Updater::index_commit(const std::string& id, std::int64_t seq) {
-  auto changes = archive_.changes(id, "raw/");
+  auto commit = archive_.resolve(id);
+  if (!commit) return commit.error();
+  const std::string source = poll_source(*commit);
+  auto changes =
+      source.empty() ? archive_.changes(id, "raw/") : archive_.source_changes(id, source);
   if (!changes) return changes.error();
   const std::vector<SourceVersion> versions = versions_of(*changes);
   if (versions.empty()) return Ok{};
-  auto commit = archive_.resolve(id);
-  if (!commit) return commit.error();
   const TimeMs observed = observation_time(*commit);
   ++report_.commits;
   for (const SourceVersion& v : versions) {
