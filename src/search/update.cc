@@ -369,6 +369,11 @@ Result<SearchIndexReport> Updater::run() {
   auto head = archive_.resolve("HEAD");
   auto tip = meta("tip");
   if (!tip) return tip.error();
+  // Up to date: answered without taking the write lock.
+  if (head && *tip == head->id) {
+    report_.commit = head->id;
+    return report_;
+  }
   auto transaction = sqlite::Transaction::begin(db_);
   if (!transaction) return transaction.error();
   if (!head) {  // no commit yet: nothing to index
