@@ -143,7 +143,11 @@ Command search_command(CLI::App& root, const Globals& globals) {
                   "Words (all must match), \"a phrase\", pref* (a word's beginning), AND, OR, "
                   "NOT (a NOT b) and parentheses")
       ->required();
-  app->add_option("--source", options->sources, "Only this source (repeatable)")->type_name("NAME");
+  // One NAME an occurrence, so that `--source a QUERY` does not take QUERY for a name.
+  app->add_option("--source", options->sources, "Only this source (repeatable)")
+      ->type_name("NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--since", options->since,
                   "Only text still there at or after TIME: ISO 8601 or a time ago (2 weeks ago)")
       ->type_name("TIME");

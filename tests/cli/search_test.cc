@@ -115,7 +115,8 @@ TEST_CASE("search says when a phrase appeared and when it was gone, as text and 
   r = p.archive({"search", "weights", "--until", "2026-10-01T07:30:00Z"});
   CHECK(r.exit_code == 0);
   CHECK(r.out == "No match.\n");
-  r = p.archive({"search", "weights", "--since", "2026-10-01T11:30:00Z", "--source", "news"});
+  r = p.archive({"search", "--source", "news", "weights", "--since", "2026-10-01T11:30:00Z",
+                 "--source", "news"});
   CHECK(r.out.find("news: Post") != std::string::npos);
   // A hit that is gone, against the schema too.
   r = p.archive({"search", "weights", "--format", "json"});
