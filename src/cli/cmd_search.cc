@@ -147,7 +147,8 @@ Command search_command(CLI::App& root, const Globals& globals) {
   app->add_option("--source", options->sources, "Only this source (repeatable)")
       ->type_name("NAME")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   app->add_option("--since", options->since,
                   "Only text still there at or after TIME: ISO 8601 or a time ago (2 weeks ago)")
       ->type_name("TIME");
