@@ -82,8 +82,10 @@ set(FEEDDIFF_MAINTAINER "feeddiff maintainers <feeddiff@users.noreply.github.com
 configure_file(dist/debian/changelog.in ${PROJECT_BINARY_DIR}/doc/changelog @ONLY)
 execute_process(COMMAND ${FEEDDIFF_GZIP} -9nf ${PROJECT_BINARY_DIR}/doc/changelog)
 install(FILES README.md docs/json.md docs/notify.md docs/site.md docs/sqlite.md docs/index.md
+              docs/search.md
               docs/log.schema.json
               docs/show.schema.json
+              docs/search.schema.json
               dist/debian/copyright ${PROJECT_BINARY_DIR}/doc/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

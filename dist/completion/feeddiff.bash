@@ -59,6 +59,7 @@ _feeddiff_options() {
     fixtures) echo "-h --help --offline --max-lines=" ;;
     items) echo "-h --help --json --at=" ;;
     article) echo "-h --help --json" ;;
+    search) echo "-h --help --source= --since= --until= --limit= --format=" ;;
     diff) echo "-h --help --format= --normalized --max-lines= --max-line-chars= --only= --all --from= --to=" ;;
     '') echo "-h --help --version -C= --color=" ;;
   esac
@@ -76,6 +77,7 @@ _feeddiff_arguments() {
     show | cat) echo "commit source" ;;
     history) echo "source item" ;;
     import | article) echo "file" ;;
+    search) echo "query" ;;
     fixtures) echo "action dir" ;;
     normalize | items) echo "input source" ;;
     diff) echo "input input source" ;;
@@ -85,7 +87,7 @@ _feeddiff_arguments() {
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="init clone add remove poll sync log show history cat status enable trust import export-opml
-    export-sqlite export-warc gc migrate site fixtures normalize items diff article"
+    export-sqlite export-warc gc migrate site fixtures normalize items diff article search"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite export-warc gc migrate site fixtures normalize items diff article
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite export-warc gc migrate site fixtures normalize items diff article search
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -59,6 +59,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a normalize -d 'Print a feed in canonical form'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a items -d 'List a feed\'s items'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a article -d 'Print the readable article of an HTML page'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a search -d 'Search every version of every item'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a diff -d 'Compare two versions'
 
 complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l help -d 'Print help and exit'
@@ -120,3 +121,8 @@ complete -c feeddiff -n '__fish_seen_subcommand_from export-warc' -l since -r -d
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l base-url -x -d 'Absolute URL of the site'
 complete -c feeddiff -n '__fish_seen_subcommand_from site' -l feed-entries -x -d 'Entries of the Atom feed'
 complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -l offline -d 'Fetch nothing'
+complete -c feeddiff -n '__fish_seen_subcommand_from search' -l source -x -a '(__feeddiff_sources)' -d 'Only this source'
+complete -c feeddiff -n '__fish_seen_subcommand_from search' -l since -x -d 'Only text still there at or after TIME'
+complete -c feeddiff -n '__fish_seen_subcommand_from search' -l until -x -d 'Only text that had appeared by TIME'
+complete -c feeddiff -n '__fish_seen_subcommand_from search' -l limit -x -d 'Hits at most'
+complete -c feeddiff -n '__fish_seen_subcommand_from search' -l format -x -a 'text json'

@@ -5,7 +5,7 @@
 // git-history (`git-history file DB FILE --id ...`), which git-scraping users query with
 // Datasette and every other SQLite tool: tables namespaces, commits, item, item_version (only
 // the columns that changed since the item's previous version), columns, item_changed, and the
-// view item_version_detail. The only module that includes sqlite3.h (libsqlite3 from Debian).
+// view item_version_detail. SQLite through sqlite_db.h (libsqlite3 from Debian).
 //
 // Where feeddiff differs from git-history, and why (src/export/export_sqlite.cc has details):
 //  - every source goes into the same item tables, with a `source` column, so that one query

@@ -123,6 +123,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"items", cli::items_command},
     {"diff", cli::diff_command},
     {"article", cli::article_command},
+    {"search", cli::search_command},
 };
 
 Builder builder_of(std::string_view name) {

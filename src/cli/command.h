@@ -52,6 +52,7 @@ Command fixtures_command(CLI::App& root, const Globals& globals);
 Command normalize_command(CLI::App& root, const Globals& globals);
 Command items_command(CLI::App& root, const Globals& globals);
 Command article_command(CLI::App& root, const Globals& globals);
+Command search_command(CLI::App& root, const Globals& globals);
 Command diff_command(CLI::App& root, const Globals& globals);
 Command history_command(CLI::App& root, const Globals& globals);
 Command migrate_command(CLI::App& root, const Globals& globals);

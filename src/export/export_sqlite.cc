@@ -28,10 +28,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "export/sqlite_db.h"
 #include "feeddiff/core.h"
 #include "feeddiff/export.h"
 #include "feeddiff/normalize.h"
+#include "feeddiff/sqlite_db.h"
 
 namespace feeddiff {
 
@@ -525,7 +525,7 @@ Result<SqliteExportReport> export_sqlite(const Archive& archive,
 }
 
 std::string sqlite_version() {
-  return sqlite3_libversion();
+  return sqlite::library_version();
 }
 
 }  // namespace feeddiff

@@ -1,14 +1,27 @@
-#include "export/sqlite_db.h"
+#include "feeddiff/sqlite_db.h"
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 namespace feeddiff::sqlite {
+
+void CloseDb::operator()(sqlite3* db) const {
+  sqlite3_close_v2(db);
+}
+
+void FinalizeStatement::operator()(sqlite3_stmt* statement) const {
+  sqlite3_finalize(statement);
+}
 
 namespace {
 
 Error error_of(sqlite3* db, int code, const std::string& path) {
   const char* message = db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-  return Error{Errc::io, fmt::format("{}: {}", path, message ? message : sqlite3_errstr(code))};
+  // Another connection's lock outlasting the wait is no fault of the file: a caller that
+  // rebuilds an unreadable file must not take it for one.
+  const int primary = code & 0xff;
+  const Errc errc = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? Errc::locked : Errc::io;
+  return Error{errc, fmt::format("{}: {}", path, message ? message : sqlite3_errstr(code))};
 }
 
 }  // namespace
@@ -35,6 +48,11 @@ Status Statement::bind(int index, std::string_view text) {
 Status Statement::bind(int index, std::int64_t value) {
   if (int rc = sqlite3_bind_int64(statement_.get(), index, value); rc != SQLITE_OK)
     return error(rc);
+  return Ok{};
+}
+
+Status Statement::bind_null(int index) {
+  if (int rc = sqlite3_bind_null(statement_.get(), index); rc != SQLITE_OK) return error(rc);
   return Ok{};
 }
 
@@ -67,6 +85,10 @@ std::int64_t Statement::integer(int column) const {
   return sqlite3_column_int64(statement_.get(), column);
 }
 
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(statement_.get(), column) == SQLITE_NULL;
+}
+
 Result<Db> Db::open(const std::string& path) {
   sqlite3* raw = nullptr;
   const int rc =
@@ -85,7 +107,9 @@ Status Db::exec(const std::string& sql) {
   if (rc == SQLITE_OK) return Ok{};
   std::string text = message ? message : sqlite3_errstr(rc);
   sqlite3_free(message);
-  return Error{Errc::io, fmt::format("{}: {}", path_, text)};
+  const int primary = rc & 0xff;
+  const Errc errc = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? Errc::locked : Errc::io;
+  return Error{errc, fmt::format("{}: {}", path_, text)};
 }
 
 Result<Statement> Db::prepare(const std::string& sql) {
@@ -101,6 +125,10 @@ std::int64_t Db::last_insert_rowid() const {
   return sqlite3_last_insert_rowid(db_.get());
 }
 
+std::int64_t Db::changes() const {
+  return sqlite3_changes64(db_.get());
+}
+
 Result<Transaction> Transaction::begin(Db& db) {
   if (auto ok = db.exec("BEGIN IMMEDIATE"); !ok) return ok.error();
   return Transaction(&db);
@@ -113,6 +141,10 @@ Status Transaction::commit() {
 
 Transaction::~Transaction() {
   if (db_) (void)db_->exec("ROLLBACK");
+}
+
+std::string library_version() {
+  return sqlite3_libversion();
 }
 
 }  // namespace feeddiff::sqlite

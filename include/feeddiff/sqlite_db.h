@@ -1,9 +1,8 @@
 #pragma once
-// A thin RAII layer over libsqlite3: handles that close and finalize themselves, errors as
-// Result values naming the database file. Private to the export module, the only one that
-// includes sqlite3.h.
-
-#include <sqlite3.h>
+// sqlite_db: a thin RAII layer over libsqlite3 for the modules that keep an SQLite file
+// (export's git-history database, search's full-text index): handles that close and finalize
+// themselves, errors as Result values naming the database file. The only module that
+// includes sqlite3.h: the handles are opaque here, so a user of this header never sees it.
 
 #include <cstdint>
 #include <memory>
@@ -14,17 +13,20 @@
 
 #include "feeddiff/result.h"
 
+struct sqlite3;
+struct sqlite3_stmt;
+
 namespace feeddiff::sqlite {
 
 /// Closes a connection (sqlite3_close_v2 rolls back a transaction left open).
 struct CloseDb {
   /// Closes it.
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const;
 };
 /// Finalizes a prepared statement.
 struct FinalizeStatement {
   /// Finalizes it.
-  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+  void operator()(sqlite3_stmt* statement) const;
 };
 /// An open connection.
 using SqlitePtr = std::unique_ptr<sqlite3, CloseDb>;
@@ -44,6 +46,8 @@ class Statement {
   Status bind(int index, std::string_view text);
   /// Binds an integer to parameter index (1-based).
   Status bind(int index, std::int64_t value);
+  /// Binds NULL to parameter index (1-based).
+  Status bind_null(int index);
   /// Runs one step: true when a row is ready to read, false when done.
   Result<bool> step();
   /// Runs a statement that returns no row, then resets it for the next bindings.
@@ -54,6 +58,8 @@ class Statement {
   std::optional<std::string> text(int column) const;
   /// The row's column (0-based) as an integer.
   std::int64_t integer(int column) const;
+  /// Whether the row's column (0-based) is NULL.
+  bool is_null(int column) const;
 
  private:
   Status error(int code) const;
@@ -62,7 +68,8 @@ class Statement {
   std::string path_;
 };
 
-/// An open database file.
+/// An open database file. Errors are Errc::io naming the file, Errc::locked when another
+/// connection held it past the wait.
 class Db {
  public:
   /// Opens (creating it if missing) the database file at path, read-write, waiting up to a few
@@ -74,6 +81,8 @@ class Db {
   Result<Statement> prepare(const std::string& sql);
   /// The rowid of the last row inserted.
   std::int64_t last_insert_rowid() const;
+  /// Rows the last INSERT, UPDATE or DELETE changed.
+  std::int64_t changes() const;
   /// The file's path.
   const std::string& path() const { return path_; }
 
@@ -100,5 +109,8 @@ class Transaction {
   explicit Transaction(Db* db) : db_(db) {}
   Db* db_;
 };
+
+/// The version of the SQLite library in use (sqlite3_libversion), e.g. "3.40.1".
+std::string library_version();
 
 }  // namespace feeddiff::sqlite
