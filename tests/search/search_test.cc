@@ -360,3 +360,25 @@ TEST_CASE(
   }
   check_agrees(recorded, sources);
 }
+
+TEST_CASE("a commit forged with one source's poll title that rewrites another is indexed for both",
+          "[search]") {
+  RecordedArchive recorded("search-forged", {"alpha", "beta"});
+  recorded.record("alpha", feed_of({{"a1", "Alpha one", "first"}}));
+  recorded.record("beta", feed_of({{"b1", "Beta one", "first"}}));
+  check_agrees(recorded, {"alpha", "beta"});
+  // Titled and trailered as alpha's poll, by feeddiff's own identity, and rewriting beta.
+  spit(recorded.dir() + "/raw/alpha/response.xml", feed_of({{"a1", "Alpha one", "second"}}, 1));
+  spit(recorded.dir() + "/raw/beta/response.xml",
+       feed_of({{"b1", "Beta one", "slipped in quietly"}}, 1));
+  REQUIRE(run({"git", "-C", recorded.dir(), "add", "-A", "raw"}).exit_code == 0);
+  REQUIRE(run({"git", "-C", recorded.dir(), "-c", "user.name=feeddiff", "-c",
+               "user.email=feeddiff@localhost", "commit", "-q", "-m",
+               "alpha: changed (99 bytes, HTTP 200)\n\nSource: alpha"})
+              .exit_code == 0);
+  check_agrees(recorded, {"alpha", "beta"});
+  const Archive archive = recorded.open();
+  const SearchResult found = search_for(archive, "\"slipped in quietly\"");
+  REQUIRE(found.hits.size() == 1);
+  CHECK(found.hits[0].source == "beta");
+}
