@@ -366,10 +366,9 @@ class Capture {
     if (!committed) return committed.error();
     const std::string id = committed->value_or("");
     std::string line =
-        !doubt.empty()
-            ? fmt::format("archived, extraction uncertain ({}): {}", doubt, shown)
-            : fmt::format("{}: {}{}", result, shown, summary.empty() ? "" : " (" + summary + ")");
-    if (!id.empty()) line += " as " + id.substr(0, 7);
+        !doubt.empty() ? fmt::format("archived, not an edit: {}{}", doubt,
+                                     headline.empty() ? "" : ": " + headline)
+                       : fmt::format("{}{}", shown, summary.empty() ? "" : " (" + summary + ")");
     outcome(p, e, result, std::move(line), id);
     return Ok{};
   }
