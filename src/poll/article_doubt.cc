@@ -15,8 +15,9 @@ namespace {
 // mentions one; a long article that says "subscribe" or "404" is still the article.
 constexpr std::size_t kShortPageWords = 200;
 
-// Bytes of the page searched for a challenge's markers: they sit in its head and first script.
-constexpr std::size_t kSniffBytes = 64 * 1024;
+// Bytes of the page searched for a challenge's markers: they sit in its head and scripts,
+// which some challenges pad to hundreds of KB (the corpus has one at 447 KB).
+constexpr std::size_t kSniffBytes = std::size_t{1} << 20;
 
 std::size_t count_words(std::string_view text) {
   std::size_t words = 0;
@@ -46,7 +47,7 @@ std::string article_doubt(long status, std::string_view html, std::string_view t
   // A bot challenge (Cloudflare's, a CAPTCHA) whatever text stands beside it.
   if (has_any(page, {"/cdn-cgi/challenge-platform", "__cf$cv$params", "cf-browser-verification",
                      "cf_chl_", "/cdn-cgi/bm/cv/", "captcha-bypass", "g-recaptcha", "hcaptcha",
-                     "ddos-guard", "px-captcha"}) ||
+                     "ddos-guard", "px-captcha", "jschl", "checking your browser before"}) ||
       has_any(head, {"just a moment", "attention required", "are you a robot",
                      "verify you are human", "checking your browser", "access denied"}))
     return "the page is a bot challenge";

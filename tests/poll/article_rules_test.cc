@@ -2,6 +2,7 @@
 // extraction is in doubt (docs/articles.md).
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "feeddiff/poll.h"
 #include "support/process.h"
@@ -74,11 +75,16 @@ TEST_CASE("extraction is in doubt for walls, challenges, error pages, short and 
                       text + " subscribe to continue", 0)
             .empty());
   // Every Cloudflare challenge page of the corpus is one.
-  for (const char* name :
-       {"cf_recaptcha_15_04_2019.html", "js_challenge_02_11_2021.html", "bfm_07_01_2021.html"}) {
-    const std::string page = feeddiff::test::slurp(feeddiff::test::corpus_path(
-        std::string("non-feed-responses/cloudflare-challenges/") + name));
-    INFO(name);
-    CHECK(article_doubt(200, page, "", text, 0) == "the page is a bot challenge");
+  std::size_t pages = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           feeddiff::test::corpus_path("non-feed-responses/cloudflare-challenges"))) {
+    // requested_page.html is the page behind a challenge once passed ("Success"): no challenge.
+    if (entry.path().extension() != ".html" || entry.path().filename() == "requested_page.html")
+      continue;
+    ++pages;
+    INFO(entry.path().filename().string());
+    CHECK(article_doubt(200, feeddiff::test::slurp(entry.path().string()), "", text, 0) ==
+          "the page is a bot challenge");
   }
+  CHECK(pages >= 10);
 }
