@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "feeddiff/changes.h"
+#include "feeddiff/config.h"
 
 namespace feeddiff {
 
@@ -99,6 +100,14 @@ Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::string_view source,
                                                      std::vector<CommitInfo> commits,
                                                      std::size_t limit) {
+  // Walked only for a source that feeddiff.toml says captures articles: the walk costs the
+  // history's length, and every other source's log NAME must cost what it prints.
+  auto config_text = archive.read_head("feeddiff.toml");
+  if (!config_text || !*config_text || (*config_text)->find("articles") == std::string::npos)
+    return commits;
+  auto config = parse_config(**config_text);
+  const SourceConfig* configured = config ? config->find(source) : nullptr;
+  if (!configured || !configured->articles) return commits;
   auto articles = archive.log(fmt::format("articles/{}/", source), limit);
   if (!articles) return articles.error();
   if (articles->empty()) return commits;
