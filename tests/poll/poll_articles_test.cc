@@ -203,7 +203,7 @@ TEST_CASE("articles are captured after the feed's commit, one commit per page, r
 }
 
 TEST_CASE(
-    "an edited article body gives exactly one commit that show names; rotated boilerplate "
+    "an edited article body gives exactly one commit that show names, and rotated boilerplate "
     "gives none",
     "[poll][articles]") {
   Newsroom n;
