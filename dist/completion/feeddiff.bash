@@ -39,7 +39,7 @@ _feeddiff_options() {
   case $1 in
     init | remove | normalize) echo "-h --help" ;;
     cat) echo "-h --help --feed --at=" ;;
-    add) echo "-h --help --every=" ;;
+    add) echo "-h --help --every= --articles" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;
     sync) echo "-h --help --tries= --wait -q --quiet" ;;

@@ -74,6 +74,7 @@ complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update 
 
 # Options.
 complete -c feeddiff -n '__fish_seen_subcommand_from add import' -l every -x -d 'Poll interval'
+complete -c feeddiff -n '__fish_seen_subcommand_from add' -l articles -d 'Capture the page each item links to'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l force -d 'Fetch even sources not due'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l sync -d 'Then publish as feeddiff sync does'
 complete -c feeddiff -n '__fish_seen_subcommand_from cat' -l feed -d 'The last feed version, even when the last response was no feed'

@@ -391,4 +391,23 @@ std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo
 /// items is the change's summary when it was computed.
 std::string site_items_label(const CommitInfo& commit, const std::optional<ItemDiff>& items);
 
+// ---- Article versions (docs/articles.md): commits of Change-Class article or
+// article-uncertain, which change articles/<source>/... and never raw/ ----
+
+/// Whether the commit records an article version rather than a feed's.
+bool is_article_commit(const CommitInfo& commit);
+
+/// The article version a commit recorded, with the last trusted text before it (its first
+/// parent's article.txt): what `show` prints. Errc::not_found for any other commit.
+Result<ArticleView> load_article_change(const Archive& archive, std::string_view revision);
+
+/// A source's feed versions (newest first, as log NAME lists them) with its article versions
+/// merged in by commit time, at most limit (0: all), when feeddiff.toml at HEAD says the
+/// source captures articles (else commits as given). The article commits are found by
+/// walking the branch (`git log -- articles/NAME/`): no index covers them yet.
+Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
+                                                     std::string_view source,
+                                                     std::vector<CommitInfo> commits,
+                                                     std::size_t limit);
+
 }  // namespace feeddiff

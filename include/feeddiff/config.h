@@ -14,6 +14,10 @@ namespace feeddiff {
 
 /// The default poll interval of a source: one hour.
 inline constexpr TimeMs kDefaultInterval = 3'600'000;
+/// Article pages a source fetches at most per poll, by default (`article_cap`).
+inline constexpr std::size_t kDefaultArticleCap = 20;
+/// How long after its first capture an article is fetched again, by default: 14 days.
+inline constexpr TimeMs kDefaultArticleUntil = TimeMs{14} * 86'400'000;
 
 /// A hook's default time limit: 30 seconds.
 inline constexpr TimeMs kDefaultNotifyTimeout = 30'000;
@@ -114,6 +118,14 @@ struct SourceConfig {
   /// `allow_private_redirects = true`: follow redirects into loopback, private and link-local
   /// addresses (FetchRequest::allow_private_redirects), refused by default.
   bool allow_private_redirects = false;
+  /// `articles = true`: after the feed's commit, poll captures the page each item links to
+  /// (docs/articles.md).
+  bool articles = false;
+  /// `article_cap = N`: pages of this source fetched at most per poll (new ones first).
+  std::size_t article_cap = kDefaultArticleCap;
+  /// `article_until = "14d"`: an article is fetched again (every 6 h for its first 2 days,
+  /// then daily) until it is this old, counted from its first capture; "0s": never again.
+  TimeMs article_until = kDefaultArticleUntil;
 };
 
 /// The largest `shard = K` and `--shard K/N` accept: N is at most this.

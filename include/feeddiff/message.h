@@ -80,6 +80,7 @@ std::optional<TimeMs> origin_date_of(const std::vector<RecordedHeader>& headers)
 /// The Change-Class values a poll writes (include/feeddiff/poll.h says when each applies).
 inline constexpr std::string_view kChangeClasses[] = {"first",    "items",      "minor",
                                                       "cosmetic", "not-a-feed", "restored"};
+// Article versions carry kArticleClass or kArticleUncertainClass (below): not a feed version.
 
 /// The title of a version's commit: `NAME: added (N bytes, HTTP S)`, or `changed`.
 std::string version_title(std::string_view source, bool added, std::size_t bytes,
@@ -138,5 +139,33 @@ std::string redact_recorded_url(std::string_view url);
 /// Proxy-Authorization and Cookie become `[not recorded]`; Location and Content-Location go
 /// through redact_recorded_url; CR and LF become spaces so that the value stays one line.
 std::string redact_recorded_header(std::string_view name, std::string_view value);
+
+// ---- Article versions (docs/articles.md): the extracted text beside each archived page ----
+
+/// The readable text of an article as the archive keeps it (article.txt beside page.html):
+/// three header lines, a blank line, then the body's paragraphs, so that `git log -p` reads
+/// as prose.
+struct ArticleFile {
+  std::string title;      ///< the headline
+  std::string byline;     ///< the author(s), "" when the page names none
+  std::string published;  ///< when the page says it was published, as it says it
+  std::string body;       ///< paragraphs, a blank line between them, ending with '\n'
+  /// Field by field.
+  bool operator==(const ArticleFile&) const = default;
+};
+
+/// `Title: ...`, `Byline: ...`, `Published: ...` (CR, LF and tabs in them become spaces),
+/// a blank line, then the body.
+std::string format_article_file(const ArticleFile& article);
+
+/// Reads format_article_file's output back; a text without the three header lines is all
+/// body (a file edited by hand still shows).
+ArticleFile parse_article_file(std::string_view text);
+
+/// The Change-Class of a captured article version whose text a reader can trust (its first
+/// capture or an edit), and of one whose extraction is in doubt (a trailer says why).
+inline constexpr std::string_view kArticleClass = "article";
+/// See kArticleClass: archived, marked Extraction-Uncertain, never reported as an edit.
+inline constexpr std::string_view kArticleUncertainClass = "article-uncertain";
 
 }  // namespace feeddiff

@@ -131,10 +131,26 @@ struct SourceOutcome {
   std::string not_a_feed;
 };
 
+/// What happened to one article page in a poll's article phase (docs/articles.md).
+struct ArticleOutcome {
+  std::string source;   ///< the source whose item links to it
+  std::string item_id;  ///< the item's id (text from the feed: escape it where shown)
+  std::string url;      ///< the page's URL, credentials removed
+  /// added, changed, uncertain (archived, not an edit), noted (the page's bytes changed, its
+  /// text did not: no commit), unchanged, not-modified, disallowed (robots.txt), failed
+  std::string result;
+  std::string message;  ///< one line: what was recorded, or why not (text from the page)
+  std::string commit;   ///< the version's commit, for added, changed and uncertain
+};
+
 /// The outcome of a poll, source by source, in config order.
 struct PollReport {
   std::vector<SourceOutcome> sources;  ///< one per source considered
-  ConsolidateReport packs;             ///< what the poll's pack consolidation did
+  /// The article phase's pages, source by source; never a failure of the poll.
+  std::vector<ArticleOutcome> articles;
+  /// Why the article phase stopped early (its commits so far are kept), or "".
+  std::string articles_error;
+  ConsolidateReport packs;  ///< what the poll's pack consolidation did
   /// Why consolidating the packs failed (the changes are recorded all the same), or "".
   std::string packs_error;
   /// How many sources failed, are gone or answered with something that is not a feed.
@@ -148,6 +164,31 @@ struct Shard {
   /// Field by field.
   bool operator==(const Shard&) const = default;
 };
+
+// ---- Articles: the pages items link to (docs/articles.md) ----
+
+/// The directory of an item's article in the archive: `articles/<source>/<hh>/<key>/`, key
+/// the first 20 hex digits of the SHA-1 of the item's id and hh its first two, so that a
+/// source's tens of thousands of articles fan out into 256 directories. page.html (the page
+/// byte for byte) and article.txt (format_article_file) live there.
+std::string article_dir(std::string_view source, std::string_view item_id);
+
+/// Whether robots.txt lets `agent` (a product token such as "feeddiff", matched
+/// case-insensitively against User-agent lines, else the `*` group) fetch `path` (path and
+/// query): RFC 9309's longest matching Allow or Disallow rule wins, Allow on a tie; `*` and
+/// a final `$` in rules; no group or no rule matching: allowed.
+bool robots_allows(std::string_view robots_txt, std::string_view agent, std::string_view path);
+
+/// Why an archived page's extraction is not to be trusted as the article, or "" when it
+/// can be: a status that is not 2xx; no text at all; a page that needs JavaScript; a bot
+/// challenge, consent wall, paywall or error page (by their words, docs/articles.md); fewer
+/// than kArticleMinWords words; or, when previous_words is not 0, fewer than half of them.
+/// `text` is the extracted body ("" when there is none), `html` the page.
+std::string article_doubt(long status, std::string_view html, std::string_view title,
+                          std::string_view text, std::size_t previous_words);
+
+/// Words under which an article's text is in doubt.
+inline constexpr std::size_t kArticleMinWords = 50;
 
 /// Reads `K/N` (0 <= K < N <= kMaxShards). Errc::usage with the reason otherwise.
 Result<Shard> parse_shard(std::string_view text);

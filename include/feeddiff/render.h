@@ -82,6 +82,34 @@ inline constexpr int kJsonSchemaVersion = 1;
 /// UTF-8 replaced by U+FFFD.
 std::string render_json(const ChangeView& change, const RenderOptions& options);
 
+/// An article version (docs/articles.md) and the text a reader could trust before it.
+struct ArticleView {
+  std::string commit_id;    ///< full id
+  std::string title;        ///< commit title
+  std::string source;       ///< the source whose item links to it
+  std::string url;          ///< Article-URL
+  std::string item_id;      ///< Item-Id
+  std::string status;       ///< the HTTP status, as recorded
+  std::string observed_at;  ///< Observed-At
+  std::string path;         ///< the page's path in the archive (page.html)
+  /// Why the extraction is in doubt (Extraction-Uncertain): archived, not an edit. "" for a
+  /// version a reader can trust.
+  std::string uncertain;
+  bool first = false;  ///< no earlier trusted text: the article's first capture
+  /// Headline, byline and published time before (the last trusted text) and after; for an
+  /// uncertain version both sides are the last trusted text's.
+  std::string old_title, new_title, old_byline, new_byline, old_published, new_published;
+  std::size_t words = 0;      ///< words of the body shown (after)
+  WordExcerpt body;           ///< the body's word diff, cut down for display; empty when none
+  bool body_changed = false;  ///< whether the body's text differs at all
+};
+
+/// An article version for a terminal: headline, byline and published-time changes, then the
+/// body's word diff ([-removed-]{+added+}, or colour). Every value from the page escaped.
+std::string render_article_text(const ArticleView& view, const RenderOptions& options);
+/// The same as one JSON document (docs/json.md, "article"): fields, then the body's runs.
+std::string render_article_json(const ArticleView& view);
+
 /// One entry of `feeddiff log`.
 struct LogEntry {
   std::string id;                          ///< full commit id

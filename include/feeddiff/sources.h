@@ -46,9 +46,10 @@ struct AddedSource {
 };
 
 /// Adds a source (name, url and every checked by the caller) in one commit "NAME: source
-/// added"; Errc::exists when the name is taken.
+/// added"; Errc::exists when the name is taken. With articles, its table says
+/// `articles = true` (poll captures the pages its items link to).
 Result<AddedSource> add_source(EditedArchive& edit, const std::string& name, const std::string& url,
-                               TimeMs every, const CommitClock& clock);
+                               TimeMs every, const CommitClock& clock, bool articles = false);
 
 /// Removes a source in one commit "NAME: removed", with its raw files wherever they lie
 /// (either layout), its poll state and its credentials; the history stays. Errc::not_found

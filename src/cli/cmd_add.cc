@@ -14,6 +14,7 @@ struct AddOptions {
   std::string name;
   std::string url;
   std::string every = "1h";
+  bool articles = false;
 };
 
 Result<int> add(const Globals& globals, const AddOptions& options) {
@@ -24,11 +25,12 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   if (*every < 60'000) return Error{Errc::usage, "--every must be at least 1m (be polite)"};
   auto edit = open_for_edit(globals.dir);
   if (!edit) return edit.error();
-  auto added = add_source(*edit, options.name, options.url, *every, current_time);
+  auto added = add_source(*edit, options.name, options.url, *every, current_time, options.articles);
   if (!added) return added.error();
   const SourceConfig& source = added->source;
-  write_out(fmt::format("Added {} ({}, every {}){}\n", source.name, redact_url(source.url),
+  write_out(fmt::format("Added {} ({}, every {}{}){}\n", source.name, redact_url(source.url),
                         format_duration(source.every),
+                        source.articles ? ", with the articles its items link to" : "",
                         !added->credentials_stored ? ""
                                                    : "; its credentials are kept in "
                                                      ".git/feeddiff/credentials, not in a commit"));
@@ -48,9 +50,13 @@ Command add_command(CLI::App& root, const Globals& globals) {
                   "Poll interval: 90s, 15m, 1h, 1h30m, 2d (default 1h; at least 1m). The server "
                   "may push polls later (Cache-Control, Expires, <ttl>, Retry-After)")
       ->type_name("DURATION");
+  app->add_flag(
+      "--articles", options->articles,
+      "Capture the page each item links to as well (`articles = true`; docs/articles.md)");
   app->footer(R"(Examples:
   feeddiff add pytorch https://pytorch.org/blog/feed/
   feeddiff add hn https://news.ycombinator.com/rss --every 15m
+  feeddiff add news https://example.com/rss.xml --articles
   feeddiff add private https://me:secret@example.com/feed.xml
 
 feeddiff.toml is edited in place: the new [sources.NAME] table is appended, every comment

@@ -34,7 +34,8 @@ std::string observed_when(const CommitInfo& c) {
 // no item of the feed changed in it (contract: never item-diffed).
 bool no_item_version(const CommitInfo& c) {
   const auto recorded = class_from_trailers(c);
-  return recorded && (recorded->name == "not-a-feed" || recorded->name == "restored");
+  return is_article_commit(c) ||
+         (recorded && (recorded->name == "not-a-feed" || recorded->name == "restored"));
 }
 
 // The lines `log --items` prints for one commit's item changes, until `lines` reaches the
@@ -167,6 +168,11 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
                  : options.limit        ? archive->source_log(options.source, options.limit)
                                         : source_changes(*archive, options.source);
   if (!commits) return commits.error();
+  if (!options.source.empty()) {
+    // Its article versions too (docs/articles.md), by commit time.
+    commits = with_article_commits(*archive, options.source, std::move(*commits), options.limit);
+    if (!commits) return commits.error();
+  }
   const bool look = options.source.empty() || options.limit;  // else records: Summary-Key
   if (options.format == "json") {
     write_out(render_log_json(log_entries(*archive, *commits, look)));
@@ -215,7 +221,9 @@ Command log_command(CLI::App& root, const Globals& globals) {
 change's class in brackets with its item summary: [first] a source's first version,
 [items] an item was added, removed, aged out, reappeared or changed, [minor] only minor
 edits, moves or channel fields, [cosmetic] only volatile fields, [not a feed] the response
-was no feed (archived, never item-diffed), [restored] the feed came back as it was. The
+was no feed (archived, never item-diffed), [restored] the feed came back as it was,
+[article] an article's first capture or edit with what changed in it, [article-uncertain]
+an article page archived whose extraction is in doubt, and why (never an edit). The
 class is read from the commit's Change-Class and Item-Summary trailers; a commit recorded
 before feeddiff wrote them shows it when .git/feeddiff/cache holds its summary (after a
 `show`), else none. Cosmetic changes are folded into one line unless --cosmetic is given.

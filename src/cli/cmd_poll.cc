@@ -205,12 +205,36 @@ SyncReport sync_after_poll(Archive& archive, const SyncOptions& options, Archive
   SyncReport synced = sync_archive(archive, options, lock);
   for (auto& o : report.sources)
     if (auto it = synced.renamed.find(o.commit); it != synced.renamed.end()) o.commit = it->second;
+  for (auto& a : report.articles)
+    if (auto it = synced.renamed.find(a.commit); it != synced.renamed.end()) a.commit = it->second;
   return synced;
+}
+
+// One line for each article page the poll recorded, noted, or could not fetch (unchanged
+// ones with --verbose). On stdout: an article is never a failure of the poll.
+void print_articles(const PollReport& report, const PollFlags& flags) {
+  if (flags.quiet) return;
+  for (const ArticleOutcome& a : report.articles) {
+    const bool quiet = a.result == "unchanged" || a.result == "not-modified";
+    if (quiet && !flags.verbose) continue;
+    std::string line =
+        a.result == "added" || a.result == "changed"
+            ? fmt::format("{}: article {}: {}", a.source, a.result, a.message)
+            : fmt::format("{}: article {}: {} ({})", a.source, a.result, a.message, a.url);
+    if (!a.commit.empty()) line += " " + a.commit.substr(0, 7);
+    write_out(escape_terminal(line) + "\n");
+  }
+  if (!report.articles_error.empty())
+    write_out(escape_terminal(fmt::format("articles: stopped early, the rest wait for the next "
+                                          "poll: {}",
+                                          report.articles_error)) +
+              "\n");
 }
 
 // One line for each source that the flags ask to see, or why there was none.
 void print_outcomes(const PollReport& report, const PollOptions& options, const PollFlags& flags) {
   for (const auto& outcome : report.sources) print_outcome(outcome, flags, options.now);
+  print_articles(report, flags);
   if (report.sources.empty() && !flags.quiet) {
     if (options.shard)
       write_out(

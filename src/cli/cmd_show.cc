@@ -100,6 +100,26 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
                                                 source, commit->short_id())};
     revision = (*latest)->id;
   }
+  if (source.empty()) {
+    // An article version (docs/articles.md): its own page, headline to body.
+    auto commit = archive->resolve(revision);
+    if (commit && is_article_commit(*commit)) {
+      auto view = load_article_change(*archive, commit->id);
+      if (!view) return view.error();
+      if (options.format == "json") {
+        write_out(render_article_json(*view));
+      } else if (options.format == "text") {
+        RenderOptions render;
+        render.color = use_color(globals);
+        write_out(render_article_text(*view, render));
+      } else {
+        return Error{Errc::usage,
+                     fmt::format("commit {} is an article version: shown as text or json only",
+                                 commit->short_id())};
+      }
+      return 0;
+    }
+  }
   auto change = load_change(
       *archive, {.revision = revision, .source = source, .normalized = options.normalized});
   if (!change) return change.error();
@@ -170,6 +190,10 @@ branch), else as a source that feeddiff.toml names or whose files have a history
 that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
 `show HEAD WORD` for the source). `show --at TIME NAME` is NAME's newest change observed (by
 this poller's clock) at or before TIME; a TIME before its first version is an error.
+
+An article version (a source with `articles = true`; docs/articles.md) shows its URL and
+item, the headline, byline and published time (each with its change), then the word diff
+of the body; one marked "extraction uncertain" says why and shows no edit.
 
 Examples:
   feeddiff show                     the latest change

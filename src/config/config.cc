@@ -1,5 +1,6 @@
 // feeddiff.toml: a top-level `layout` ("flat" or "fanout"); `[sources.NAME]` tables with url,
-// every, ignore, skip_cosmetic, shard and allow_private_redirects;
+// every, ignore, skip_cosmetic, shard, allow_private_redirects, articles, article_cap and
+// article_until;
 // `[notify]` and `[sources.NAME.notify]` tables with exec, webhook, timeout, cosmetic, minor,
 // kinds, fields, match and after;
 // `[insignificant]` and `[sources.NAME.insignificant]` tables with whitespace, punctuation,
@@ -346,6 +347,22 @@ Result<Config> parse_config(std::string_view text) {
         if (!b)
           return config_error(value.source(), "allow_private_redirects must be true or false");
         source.allow_private_redirects = *b;
+      } else if (f == "articles") {
+        auto b = value.value<bool>();
+        if (!b) return config_error(value.source(), "articles must be true or false");
+        source.articles = *b;
+      } else if (f == "article_cap") {
+        auto n = value.value<std::int64_t>();
+        if (!n || *n < 1 || *n > 10'000)
+          return config_error(value.source(), "article_cap must be a whole number from 1 to 10000");
+        source.article_cap = static_cast<std::size_t>(*n);
+      } else if (f == "article_until") {
+        auto s = value.value<std::string>();
+        if (!s)
+          return config_error(value.source(), "article_until must be a duration such as \"14d\"");
+        auto d = parse_duration(*s);
+        if (!d) return config_error(value.source(), d.error().message);
+        source.article_until = *d;
       } else if (f == "shard") {
         auto n = value.value<std::int64_t>();
         if (!n || *n < 0 || *n >= kMaxShards)
@@ -406,6 +423,10 @@ std::string format_config(const Config& config) {
     if (s->skip_cosmetic) out << "skip_cosmetic = true\n";
     if (s->shard) out << "shard = " << *s->shard << "\n";
     if (s->allow_private_redirects) out << "allow_private_redirects = true\n";
+    if (s->articles) out << "articles = true\n";
+    if (s->article_cap != kDefaultArticleCap) out << "article_cap = " << s->article_cap << "\n";
+    if (s->article_until != kDefaultArticleUntil)
+      out << "article_until = " << quote(format_duration(s->article_until)) << "\n";
     if (!s->notify.empty()) {
       out << "\n[sources." << key(s->name) << ".notify]\n";
       format_notify(out, s->notify);

@@ -30,17 +30,29 @@ enum class Failpoint {
   // Only when the poll leaves more packs than its limit (FEEDDIFF_PACK_LIMIT):
   consolidate_written,  ///< the rolled-up pack and its index in place; the old packs too
   consolidate_pruned,   ///< the first old pack deleted, the others not yet
+  // Only in a poll that captures articles (docs/articles.md), between state-saved and the
+  // consolidation:
+  articles_committed,  ///< the article versions on the branch; the articles' books not saved
 };
 
 /// Each Failpoint's name (what FEEDDIFF_FAILPOINT takes), in the enum's order.
-inline constexpr std::array<std::string_view, 12> kFailpointNames = {
-    "pack-written",    "pack-renamed",        "pack-in-place",
-    "checkout-marked", "branch-moved",        "checkout-done",
-    "flushed",         "index-appended",      "state-saved",
-    "summary-cached",  "consolidate-written", "consolidate-pruned",
+inline constexpr std::array<std::string_view, 13> kFailpointNames = {
+    "pack-written",
+    "pack-renamed",
+    "pack-in-place",
+    "checkout-marked",
+    "branch-moved",
+    "checkout-done",
+    "flushed",
+    "index-appended",
+    "state-saved",
+    "summary-cached",
+    "consolidate-written",
+    "consolidate-pruned",
+    "articles-committed",
 };
 
-static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::consolidate_pruned) + 1,
+static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::articles_committed) + 1,
               "a name for every step, in the enum's order");
 
 /// The step's name.

@@ -15,6 +15,7 @@
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"
+#include "poll/articles.h"
 #include "poll/schedule.h"
 
 namespace feeddiff {
@@ -210,6 +211,9 @@ class Poller {
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
     failpoint(Failpoint::state_saved);
     write_summaries();
+    // Only now, with every feed's commit durable and the state saved, the pages items link
+    // to: nothing about an article can delay or fail a feed's version.
+    articles::capture(archive_, config_, options_, now_, report_);
     // Last, once everything the poll recorded is durable: a poll killed while it
     // consolidates has lost nothing, and its leftovers are rolled up by the next.
     if (auto packs = archive_.consolidate_packs(options_.pack_limit); packs)

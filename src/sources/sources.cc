@@ -59,7 +59,7 @@ Result<std::string> committed_config(const Archive& archive, std::string_view co
 }
 
 Result<AddedSource> add_source(EditedArchive& edit, const std::string& name, const std::string& url,
-                               TimeMs every, const CommitClock& clock) {
+                               TimeMs every, const CommitClock& clock, bool articles) {
   auto text = committed_config(edit.archive, "add");
   if (!text) return text.error();
   if (edit.config.find(name))
@@ -73,6 +73,7 @@ Result<AddedSource> add_source(EditedArchive& edit, const std::string& name, con
   out.source.name = name;
   out.source.url = split.url;
   out.source.every = every;
+  out.source.articles = articles;
   out.credentials_stored = !split.credentials.empty();
   // The user's file, edited: comments, order and layout stay.
   auto edited = add_source_table(*text, out.source);
@@ -80,8 +81,9 @@ Result<AddedSource> add_source(EditedArchive& edit, const std::string& name, con
   if (auto ok = save_credentials(edit.archive, name, split.credentials, split.url); !ok)
     return ok.error();
   auto ok = commit_config(edit.archive,
-                          fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n", name,
-                                      name, redact_url(split.url), format_duration(every)),
+                          fmt::format("{}: source added\n\nSource: {}\nURL: {}\nEvery: {}\n{}",
+                                      name, name, redact_url(split.url), format_duration(every),
+                                      articles ? "Articles: true\n" : ""),
                           std::move(*edited), clock);
   if (!ok) return ok.error();
   return out;

@@ -293,6 +293,9 @@ TEST_CASE("feeddiff.toml(5) documents exactly the keys the configuration parser 
   source.every = 120'000;
   source.ignore = {"updated"};
   source.skip_cosmetic = true;
+  source.articles = true;
+  source.article_cap = 5;
+  source.article_until = 7 * 86'400'000LL;
   config.sources.push_back(source);
   std::smatch m;
   for (const auto& line : lines_of(feeddiff::format_config(config))) {

@@ -159,6 +159,8 @@ TEST_CASE(
     "records the change once",
     "[poll]") {
   for (const std::string_view step : feeddiff::kFailpointNames) {
+    // Reached only by a poll that captures articles: poll_articles_test.cc kills one there.
+    if (step.starts_with("articles-")) continue;
     INFO("failpoint " << step);
     Polled p;
     p.server.set_version(2);
@@ -246,6 +248,7 @@ TEST_CASE("a poll that records changes reaches every failpoint, in the order lis
   // Each step once in that order, but summary-cached once a change (two sources changed).
   std::vector<std::string> expected;
   for (const auto name : feeddiff::kFailpointNames) {
+    if (name.starts_with("articles-")) continue;  // no source here captures articles
     expected.emplace_back(name);
     if (name == "summary-cached") expected.emplace_back(name);
   }
