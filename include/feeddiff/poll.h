@@ -121,6 +121,10 @@ struct SourceOutcome {
   std::size_t bytes = 0;      ///< body size, for added, changed and unchanged
   TimeMs next_due = 0;        ///< when it will next be fetched
   std::string redirect_note;  ///< a permanent redirect seen or adopted
+  /// The kind of network the feed came from this poll (FetchResponse::address_class):
+  /// what the links of its items may reach (FetchRequest::link_from); nullopt when it was
+  /// not fetched.
+  std::optional<AddressClass> address_class;
   /// Credentials of the source that were not sent, and why (their origin is not the URL's).
   std::string credentials_note;
   /// The Change-Class trailer of the commit made (first, items, minor, cosmetic, not-a-feed,

@@ -30,6 +30,7 @@ Book load_book(const Archive& archive, const std::string& source) {
   try {
     const auto j = nlohmann::json::parse(*text);
     get_to(j, "backlog", book.backlog);
+    get_to(j, "feed_class", book.feed_class);
     for (const auto& [id, e] : j.at("articles").items()) {
       Entry& out = book.entries[id];
       get_to(e, "url", out.url);
@@ -60,7 +61,10 @@ Status save_book(const Archive& archive, const std::string& source, const Book& 
                    {"failures", e.failures},
                    {"result", e.result},
                    {"note", e.note}};
-  nlohmann::ordered_json j = {{"version", 1}, {"backlog", book.backlog}, {"articles", entries}};
+  nlohmann::ordered_json j = {{"version", 1},
+                              {"backlog", book.backlog},
+                              {"feed_class", book.feed_class},
+                              {"articles", entries}};
   std::error_code ec;
   std::filesystem::create_directories(archive.private_dir() + "/articles", ec);
   // Invalid UTF-8 from a page (an ETag, a note) is replaced, not thrown.

@@ -30,6 +30,10 @@ struct Entry {
 struct Book {
   std::map<std::string, Entry> entries;  ///< by item id
   bool backlog = false;                  ///< more new items than article_cap last time
+  /// The kind of network the feed last came from ("global", "loopback", "private",
+  /// "link-local", "unspecified"; "" when never seen): what its links may reach when a poll
+  /// rechecks articles without fetching the feed.
+  std::string feed_class;
 };
 
 /// Reads the source's book; an empty one when there is none (or it does not parse: it is

@@ -35,9 +35,30 @@ struct Pick {
   const SourceConfig* source = nullptr;
   std::string item_id;
   std::string url;
-  std::string origin;  // scheme://host[:port], whose robots.txt decides
-  std::string path;    // path and query, as robots.txt rules see it
+  std::string origin;                             // scheme://host[:port], whose robots.txt decides
+  std::string path;                               // path and query, as robots.txt rules see it
+  AddressClass link_from = AddressClass::global;  // what the source's links may reach
 };
+
+// An address class as an article book keeps it, and back.
+constexpr std::pair<AddressClass, std::string_view> kClassNames[] = {
+    {AddressClass::global, "global"},
+    {AddressClass::loopback, "loopback"},
+    {AddressClass::private_network, "private"},
+    {AddressClass::link_local, "link-local"},
+    {AddressClass::unspecified, "unspecified"}};
+
+std::string class_name(AddressClass c) {
+  for (const auto& [value, name] : kClassNames)
+    if (value == c) return std::string(name);
+  return "global";
+}
+
+AddressClass class_named(std::string_view name) {
+  for (const auto& [value, known] : kClassNames)
+    if (known == name) return value;
+  return AddressClass::global;  // never seen, or unknown: the Internet only
+}
 
 bool http_link(std::string_view url) {
   const UrlParts parts = split_url(url);
@@ -123,9 +144,9 @@ class Capture {
       if (!rules || !robots_allows(*rules, kRobotsAgent, p.path)) {
         disallowed(p, rules ? fmt::format("robots.txt of {} disallows {} for {}", p.origin, p.path,
                                           kRobotsAgent)
-                            : fmt::format("robots.txt of {} could not be read: not fetched until "
-                                          "it can",
-                                          p.origin));
+                            : fmt::format("robots.txt of {} could not be read{}: not fetched "
+                                          "until it can",
+                                          p.origin, robots_error(p.origin)));
         continue;
       }
       const Entry& e = books_[p.source->name].entries[p.item_id];
@@ -135,7 +156,10 @@ class Capture {
         request.if_none_match = e.etag;
         request.if_modified_since = e.last_modified;
       }
-      request.allow_private_redirects = p.source->allow_private_redirects;
+      // A link is the feed's word, not the user's: it reaches the Internet, and the poller's
+      // own networks only when the feed itself came from such a one (a LAN feed linking its
+      // LAN). allow_private_redirects is the user's word about the feed's redirects, not this.
+      request.link_from = p.link_from;
       requests.push_back(std::move(request));
       fetched.push_back(&p);
     }
@@ -184,7 +208,20 @@ class Capture {
       if (e.next_due && e.next_due <= now_ && !chosen.count(id) && http_link(e.url))
         mine.push_back(pick(source, id, e.url));
     if (mine.size() > source.article_cap) mine.resize(source.article_cap);
-    for (Pick& p : mine) picks.push_back(std::move(p));
+    // Where the feed came from this poll, else where it came from when last fetched, else
+    // the kind of address its configured URL names (a numeric host: the user's own word).
+    if (outcome.address_class) book.feed_class = class_name(*outcome.address_class);
+    AddressClass from = class_named(book.feed_class);
+    if (book.feed_class.empty()) {
+      std::string host(split_url(source.url).host);
+      if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+      from = classify_address(host).value_or(AddressClass::global);
+    }
+    for (Pick& p : mine) {
+      p.link_from = from;
+      picks.push_back(std::move(p));
+    }
   }
 
   static Pick pick(const SourceConfig& source, const std::string& id, const std::string& url) {
@@ -225,17 +262,30 @@ class Capture {
     for (const std::string& origin : origins) {
       FetchRequest r = options_.limits;
       r.url = origin + "/robots.txt";
+      for (const Pick& p : picks)
+        if (p.origin == origin) {
+          r.link_from = p.link_from;
+          break;
+        }
       r.max_body_bytes = kRobotsMaxBytes;
       requests.push_back(std::move(r));
     }
     std::map<std::string, std::optional<std::string>> out;
     fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> r) {
       std::optional<std::string>& rules = out[origins[i]];
+      if (!r) robots_errors_[origins[i]] = r.error().message;
       if (!r || r->status >= 500 || r->status == 429) return;
       rules = r->status >= 200 && r->status <= 299 ? std::move(r->body) : std::string();
     });
     for (const std::string& origin : origins) out.try_emplace(origin, std::nullopt);
     return out;
+  }
+
+  // Why an origin's robots.txt could not be read, as " (why)", or "" for an HTTP answer that
+  // said nothing (5xx, 429).
+  std::string robots_error(const std::string& origin) const {
+    auto it = robots_errors_.find(origin);
+    return it == robots_errors_.end() ? std::string() : " (" + it->second + ")";
   }
 
   Entry& entry(const Pick& p) {
@@ -385,6 +435,7 @@ class Capture {
   TimeMs now_;
   PollReport& report_;
   std::map<std::string, Book> books_;
+  std::map<std::string, std::string> robots_errors_;  // origin -> why its robots.txt failed
   std::string error_;
 };
 

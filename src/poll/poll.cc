@@ -257,6 +257,7 @@ class Poller {
     if (!response) return fail(source, st, out, response.error().message, 0, std::nullopt);
     const FetchResponse& r = *response;
     out.status = r.status;
+    out.address_class = r.address_class;
     st.last_status = r.status;
     note_redirect(source, st, r, out);
 

@@ -367,3 +367,29 @@ TEST_CASE("with article commits in the history every other command keeps working
   CHECK(items.out.find("article") == std::string::npos);  // no article is an item change
   CHECK(n.archive.git({"fsck", "--strict"}).exit_code == 0);
 }
+
+TEST_CASE(
+    "a feed from the Internet cannot make the poller fetch its loopback: the links are refused "
+    "before a byte is sent, and the feed's commit lands",
+    "[poll][articles]") {
+  if (!feeddiff::failpoints_built()) {
+    WARN("a build not made for tests ignores FEEDDIFF_TEST_PUBLIC_ORIGIN: nothing to check");
+    return;
+  }
+  Newsroom n;
+  const std::string before = n.archive.head();
+  // The feed counts as one from the Internet (src/fetch/transfer.cc); its links lead to
+  // 127.0.0.1, as a hostile feed's links to the poller's own services or to the cloud's
+  // metadata address would.
+  auto r = n.poll({"--timeout", "5s"}, {{"FEEDDIFF_TEST_PUBLIC_ORIGIN", "1"}});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto made = titles(n.archive, before + "..HEAD");
+  REQUIRE(made.size() == 1);
+  CHECK(made[0].starts_with("news: added ("));
+  CHECK(n.requests_for("/robots.txt") == 0);
+  CHECK(n.requests_for("/a/one") == 0);
+  CHECK(n.requests_for("/a/two") == 0);
+  CHECK(r.out.find("refused to fetch this link: it leads to 127.0.0.1, a loopback address") !=
+        std::string::npos);
+}
