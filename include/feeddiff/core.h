@@ -99,6 +99,10 @@ std::string_view trim(std::string_view s);
 /// ASCII lower case.
 std::string to_lower(std::string_view s);
 
+/// The words of text: runs of characters between spaces, tabs and line ends (the article
+/// rules' measure of a text: too short, shrunk by half, +N -M words).
+std::size_t count_words(std::string_view text);
+
 /// Two lower-case hex digits per byte (`"\x1f"` -> `1f`): object ids, digests, cache names.
 std::string hex_encode(std::string_view bytes);
 /// As hex_encode, for a digest or an object id held as unsigned bytes.

@@ -11,17 +11,6 @@ namespace feeddiff {
 
 namespace {
 
-std::size_t count_words(std::string_view text) {
-  std::size_t words = 0;
-  bool in_word = false;
-  for (const char c : text) {
-    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-    if (!space && !in_word) ++words;
-    in_word = !space;
-  }
-  return words;
-}
-
 std::string trailer_or_empty(const CommitInfo& c, std::string_view key) {
   const std::string* v = c.trailer(key);
   return v ? *v : std::string();

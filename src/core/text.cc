@@ -173,4 +173,15 @@ bool split_tab_fields(std::string_view line, std::vector<std::string>& fields) {
   return true;
 }
 
+std::size_t count_words(std::string_view text) {
+  std::size_t words = 0;
+  bool in_word = false;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
+}
+
 }  // namespace feeddiff

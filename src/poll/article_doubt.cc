@@ -19,17 +19,6 @@ constexpr std::size_t kShortPageWords = 200;
 // which some challenges pad to hundreds of KB (the corpus has one at 447 KB).
 constexpr std::size_t kSniffBytes = std::size_t{1} << 20;
 
-std::size_t count_words(std::string_view text) {
-  std::size_t words = 0;
-  bool in_word = false;
-  for (const char c : text) {
-    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-    if (!space && !in_word) ++words;
-    in_word = !space;
-  }
-  return words;
-}
-
 bool has_any(const std::string& haystack, std::initializer_list<std::string_view> needles) {
   for (std::string_view n : needles)
     if (haystack.find(n) != std::string::npos) return true;

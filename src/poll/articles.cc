@@ -80,17 +80,6 @@ std::string one_line(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
-std::size_t count_words(std::string_view text) {
-  std::size_t words = 0;
-  bool in_word = false;
-  for (const char c : text) {
-    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-    if (!space && !in_word) ++words;
-    in_word = !space;
-  }
-  return words;
-}
-
 // "headline, byline changed; body: 2 edits (+14 -9 words)": what an edit changed, for the
 // Article-Summary trailer and poll's line.
 std::string edit_summary(const ArticleFile& before, const ArticleFile& after) {

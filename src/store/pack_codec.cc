@@ -10,11 +10,10 @@ namespace feeddiff::pack {
 
 // ---- zlib ----
 
-void zlib_compress(std::string_view data, std::string& out) {
+void deflate_append(std::string_view data, std::string& out, int level, int window_bits) {
   z_stream z{};
-  // The fastest level: a pack is written on every poll, and `feeddiff gc` repacks with git's
-  // own compression and deltas.
-  if (deflateInit(&z, Z_BEST_SPEED) != Z_OK) std::abort();  // only when out of memory
+  if (deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    std::abort();  // only when out of memory
   std::size_t written = out.size();
   out.resize(written + deflateBound(&z, static_cast<uLong>(data.size())));
   // zlib counts in 32-bit units: larger objects go through in pieces.
@@ -38,6 +37,12 @@ void zlib_compress(std::string_view data, std::string& out) {
   } while (!data.empty());
   out.resize(written);
   deflateEnd(&z);
+}
+
+void zlib_compress(std::string_view data, std::string& out) {
+  // The fastest level: a pack is written on every poll, and `feeddiff gc` repacks with git's
+  // own compression and deltas. 15 bits of window and zlib's header (RFC 1950).
+  deflate_append(data, out, Z_BEST_SPEED, 15);
 }
 
 std::uint32_t crc32(std::uint32_t crc, std::string_view data) {

@@ -17,6 +17,10 @@ std::uint32_t crc32(std::uint32_t crc, std::string_view data);
 /// Appends a zlib stream (RFC 1950) of data to out, at zlib's fastest level.
 void zlib_compress(std::string_view data, std::string& out);
 
+/// Appends data deflated at level (zlib's -1 to 9) to out, with zlib's window_bits: 8 to 15
+/// for a zlib stream, 16 more for a gzip member (RFC 1952).
+void deflate_append(std::string_view data, std::string& out, int level, int window_bits);
+
 /// A git delta (as in packs) that turns base into target, using the common prefix and suffix;
 /// empty when such a delta would not save at least half of target.
 std::string prefix_suffix_delta(std::string_view base, std::string_view target);
