@@ -260,7 +260,7 @@ class WarcWriter {
  public:
   WarcWriter(const Archive& archive, const WarcExportOptions& options, PendingFile& file,
              std::string warcinfo_id)
-      : archive_(archive), options_(options), file_(file), warcinfo_id_(std::move(warcinfo_id)) {
+      : archive_(archive), file_(file), warcinfo_id_(std::move(warcinfo_id)) {
     const std::string& path = options.warc_path;
     filename_ = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   }
@@ -382,7 +382,6 @@ class WarcWriter {
 
  private:
   const Archive& archive_;
-  const WarcExportOptions& options_;
   PendingFile& file_;
   std::string warcinfo_id_;
   std::string filename_;
