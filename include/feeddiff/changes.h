@@ -402,8 +402,8 @@ bool is_article_commit(const CommitInfo& commit);
 Result<ArticleView> load_article_change(const Archive& archive, std::string_view revision);
 
 /// A source's feed versions (newest first, as log NAME lists them) with its article versions
-/// merged in by commit time, at most limit (0: all), when feeddiff.toml at HEAD says the
-/// source captures articles (else commits as given). The article commits are found by
+/// merged in by commit time, at most limit (0: all), when the tree at HEAD has articles of
+/// the source (articles/NAME/; else commits as given). The article commits are found by
 /// walking the branch (`git log -- articles/NAME/`): no index covers them yet.
 Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::string_view source,

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "feeddiff/changes.h"
-#include "feeddiff/config.h"
 
 namespace feeddiff {
 
@@ -89,14 +88,15 @@ Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::string_view source,
                                                      std::vector<CommitInfo> commits,
                                                      std::size_t limit) {
-  // Walked only for a source that feeddiff.toml says captures articles: the walk costs the
-  // history's length, and every other source's log NAME must cost what it prints.
-  auto config_text = archive.read_head("feeddiff.toml");
-  if (!config_text || !*config_text || (*config_text)->find("articles") == std::string::npos)
-    return commits;
-  auto config = parse_config(**config_text);
-  const SourceConfig* configured = config ? config->find(source) : nullptr;
-  if (!configured || !configured->articles) return commits;
+  // Walked only for a source with articles in the tree at HEAD (articles/NAME/): the walk
+  // costs the history's length, and every other source's log NAME must cost what it prints.
+  // Asked of the tree, not of feeddiff.toml: the config's blob sits at the end of a long
+  // chain of deltas in an old archive (5 ms of a 10 ms log NAME at 10,000 changes), and a
+  // source that stopped capturing keeps its article versions.
+  auto head = archive.resolve("HEAD");
+  if (!head) return commits;
+  auto files = archive.files_under(head->id, fmt::format("articles/{}/", source));
+  if (!files || files->empty()) return commits;
   auto articles = archive.log(fmt::format("articles/{}/", source), limit);
   if (!articles) return articles.error();
   if (articles->empty()) return commits;
