@@ -32,6 +32,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -258,12 +259,13 @@ struct FirstRecord {
 
 class WarcWriter {
  public:
-  WarcWriter(const Archive& archive, const WarcExportOptions& options, PendingFile& file,
-             std::string warcinfo_id)
-      : archive_(archive), file_(file), warcinfo_id_(std::move(warcinfo_id)) {
-    const std::string& path = options.warc_path;
-    filename_ = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  }
+  // filename: the WARC file's name, as its CDXJ lines and warcinfo record give it.
+  WarcWriter(const Archive& archive, PendingFile& file, std::string warcinfo_id,
+             std::string filename)
+      : archive_(archive),
+        file_(file),
+        warcinfo_id_(std::move(warcinfo_id)),
+        filename_(std::move(filename)) {}
 
   Status write_member(std::string_view text, std::optional<nlohmann::ordered_json> cdx,
                       std::string_view key) {
@@ -408,11 +410,9 @@ Result<WarcExportReport> export_warc(const Archive& archive, const WarcExportOpt
   const std::string range = since ? since->id + ".." + head->id : head->id;
   const std::string created = format_iso8601_ms(options.created);
   const std::string warcinfo_id = record_id("warcinfo " + range + " " + created);
-  const std::string& path = options.warc_path;
-  const std::string filename =
-      path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  const std::string filename = std::filesystem::path(options.warc_path).filename().string();
 
-  WarcWriter writer(archive, options, *file, warcinfo_id);
+  WarcWriter writer(archive, *file, warcinfo_id, filename);
   const std::string info = fmt::format(
       "software: {}\r\nformat: WARC File Format 1.1\r\n"
       "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/"
