@@ -410,4 +410,106 @@ Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::vector<CommitInfo> commits,
                                                      std::size_t limit);
 
+// ---- What the commands look up before they show: a feed's bytes at a commit, the change a
+// word names, an item named by id, link or title, the sources an export covers, and two
+// versions compared.
+
+/// A feed's bytes and what to call them in output.
+struct FeedInput {
+  std::string bytes;   ///< the raw body
+  std::string label;   ///< the file name, or `<commit>:<path>`
+  std::string commit;  ///< the commit it came from, "" for a file
+  std::string source;  ///< the source it belongs to, "" for a file
+};
+
+/// A source as of a commit: the raw body at its response.xml or response.json in that
+/// commit's tree, in the layout the commit keeps it in (a source moved between layouts, or
+/// between XML and JSON, is found either way), whichever commit last changed it; nullopt
+/// when the commit has no such file (the source was added later, or removed). With
+/// last_response, the source's last response instead: raw/NAME/not-a-feed while that was no
+/// feed (response.xml or .json then hold the last feed version).
+Result<std::optional<FeedInput>> source_response_at(const Archive& archive,
+                                                    const CommitInfo& commit,
+                                                    std::string_view source,
+                                                    bool last_response = false);
+
+/// The feed a revision holds for source (or, with source empty, for the one source the
+/// commit recorded): source_response_at, with an error that says what is missing.
+Result<FeedInput> feed_input_at(const Archive& archive, std::string_view revision,
+                                std::string_view source, bool last_response = false);
+
+/// A commit and the source `show` is to show of it ("": the commit's own).
+struct ShowTarget {
+  std::string revision;  ///< anything Archive::resolve takes
+  std::string source;    ///< "" for the commit's own change
+};
+
+/// What `show WORD` means: a revision when WORD resolves as one, else the source WORD (its
+/// latest change); WORD both a revision and a source feeddiff.toml names is ambiguous, as in
+/// git (Errc::usage), and a word that is neither is Errc::not_found.
+Result<ShowTarget> resolve_show_word(const Archive& archive, const std::string& word);
+
+/// The id of source's latest change at or before revision; Errc::not_found when it has none.
+Result<std::string> source_change_at_or_before(const Archive& archive, const std::string& revision,
+                                               const std::string& source);
+
+/// The one item of a source's history that query names: its id exactly, else its link
+/// exactly, else a piece of one of its titles (a whole title wins over pieces).
+/// Errc::not_found when none matches, Errc::usage when several titles do.
+Result<const ItemLife*> find_item(const Archive& archive, const SourceHistory& history,
+                                  const std::string& source, const std::string& query);
+
+/// The sources an export writes: names as given, each a configured source or one with
+/// recorded changes (a removed source's history is still there to export; any other name is
+/// a typo: Errc::not_found), or every configured source when names is empty.
+Result<std::vector<std::string>> sources_to_export(const Archive& archive,
+                                                   const std::vector<std::string>& names);
+
+/// Two feeds compared as `diff` shows them: a is the before, b the after. When b came from
+/// a commit, the page carries the fields and recorded headers of b's source's latest change
+/// at or before that commit (archive must then be given); else it has none. The view's
+/// title is `A -> B` by the inputs' labels.
+Result<std::unique_ptr<LoadedChange>> compare_inputs(const Archive* archive, FeedInput a,
+                                                     FeedInput b, bool normalized);
+
+/// Source name as of commits a and b, whichever commits changed it: its body in each tree
+/// (nothing where it is absent, labelled `<id>:(no NAME)`), compared as compare_inputs does;
+/// Errc::not_found when neither commit has it.
+Result<std::unique_ptr<LoadedChange>> compare_source(const Archive& archive, const CommitInfo& a,
+                                                     const CommitInfo& b, const std::string& name,
+                                                     bool normalized);
+
+// ---- What `log` lists.
+
+/// "2026-10-01 05:54": when a commit was observed (Observed-At, else its commit time), to the
+/// minute, UTC.
+std::string observed_minute(const CommitInfo& commit);
+
+/// The commits `log` lists: with source, its feed versions (the newest limit, or all of its
+/// cache with limit 0) and its article versions merged in; without, the branch's newest
+/// limit commits (0: all).
+Result<std::vector<CommitInfo>> change_log(const Archive& archive, const std::string& source,
+                                           std::size_t limit);
+
+/// A change as `log --format json` gives it; look as change_class takes it.
+std::vector<LogEntry> log_entries(const Archive& archive, const std::vector<CommitInfo>& commits,
+                                  bool look);
+
+/// One line of `log --items`: an item change of a commit, or the commit's revert.
+struct ItemLogLine {
+  CommitInfo commit;   ///< the commit that made it
+  std::string source;  ///< the commit's source
+  std::string word;    ///< item_change_word, or "reverted"
+  std::string title;   ///< the item's title (its id when untitled), or the id reverted to
+  bool minor = false;  ///< a minor change (see Insignificant)
+};
+
+/// The item changes `log --items` lists, newest commit first and in page order within a
+/// commit: one source's (source not empty) or every source's, at most limit lines (0: all).
+/// Without source and with a limit, the history is read in growing batches until enough are
+/// found, so a short listing reads a short stretch of it. Summaries come from the cache as
+/// `show` keeps it; versions that were no feed, and article versions, have none.
+Result<std::vector<ItemLogLine>> item_log(const Archive& archive, const std::string& source,
+                                          std::size_t limit);
+
 }  // namespace feeddiff

@@ -43,30 +43,13 @@ Result<int> cat(const Globals& globals, CatOptions options) {
   auto commit = options.at.empty() ? archive->resolve(options.revision)
                                    : version_at(*archive, options.source, options.at);
   if (!commit) return commit.error();
-  std::string source = options.source;
-  if (source.empty()) {
-    if (const std::string* s = commit->trailer("Source"))
-      source = *s;
-    else
-      return Error{Errc::usage,
-                   fmt::format("commit {} records no single source; name one", commit->short_id())};
-  }
-  auto dir = archive->source_dir_at(commit->id, source);
-  if (!dir) return dir.error();
-  // The response last recorded at that commit: raw/NAME/not-a-feed while the source's last
-  // response was no feed (response.xml/.json then hold the last feed version; --feed).
-  std::vector<std::string> files = {"response.xml", "response.json"};
-  if (!options.feed) files.insert(files.begin(), std::string(kNotAFeedFile));
-  for (const std::string& file : files) {
-    auto body = archive->read(commit->id, *dir + file);
-    if (!body) return body.error();
-    if (!*body) continue;
-    // Raw bytes for pipes; on a terminal, feed text is escaped like everywhere else.
-    write_out(stdout_is_terminal() ? escape_terminal(**body) + "\n" : **body);
-    return 0;
-  }
-  return Error{Errc::not_found,
-               fmt::format("source '{}' has no raw body at commit {}", source, commit->short_id())};
+  // The last response by default (raw/NAME/not-a-feed while it was no feed); --feed: the
+  // last feed version.
+  auto in = feed_input_at(*archive, commit->id, options.source, !options.feed);
+  if (!in) return in.error();
+  // Raw bytes for pipes; on a terminal, feed text is escaped like everywhere else.
+  write_out(stdout_is_terminal() ? escape_terminal(in->bytes) + "\n" : in->bytes);
+  return 0;
 }
 
 }  // namespace

@@ -54,18 +54,10 @@ Status take_times(const Globals& globals, DiffOptions& options) {
   return Ok{};
 }
 
-// Renders the page of a change whose bodies are set: B's fields (or none for a file), A's
-// and B's labels; the exit code as diff(1)'s.
-int render_page(const Globals& globals, const DiffOptions& options, LoadedChange& change,
-                const std::string& a_label, const std::string& b_label,
+// Renders a compared page; the exit code as diff(1)'s.
+int render_page(const Globals& globals, const DiffOptions& options, const LoadedChange& change,
                 std::vector<ItemChange::Kind> only) {
-  ChangeView& v = change.view;
-  v.title = fmt::format("{} -> {}", a_label, b_label);
-  v.path = b_label;
-  v.path_status = "compared";
-  v.stored_bytes = change.new_body.size();
-  compare_bodies(change, true, options.normalized, {});
-
+  const ChangeView& v = change.view;
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
@@ -83,46 +75,13 @@ int render_page(const Globals& globals, const DiffOptions& options, LoadedChange
   return v.diff.empty() ? 0 : 1;
 }
 
-std::unique_ptr<LoadedChange> no_fields() {
-  auto change = std::make_unique<LoadedChange>();
-  change->view.source = "-";
-  change->view.timestamp_kind = "-";
-  for (const auto& name : recorded_header_names()) change->view.headers.push_back({name, {}});
-  return change;
-}
-
-// Source NAME as of commits A and B, whichever commits changed it: its body in each tree
-// (nothing where it is absent), on the page of its latest change at or before B.
+// Source NAME as of commits A and B, rendered.
 Result<int> diff_source(const Globals& globals, const DiffOptions& options, const Archive& archive,
                         const CommitInfo& a, const CommitInfo& b, const std::string& name,
                         std::vector<ItemChange::Kind> only) {
-  auto before = read_source_at(archive, a, name);
-  if (!before) return before.error();
-  auto after = read_source_at(archive, b, name);
-  if (!after) return after.error();
-  if (!*before && !*after)
-    return Error{Errc::not_found, fmt::format("source '{}' is in neither commit {} nor commit {}",
-                                              name, a.short_id(), b.short_id())};
-  auto latest = archive.source_change_at(name, b.id);
-  if (!latest) return latest.error();
-  std::unique_ptr<LoadedChange> change;
-  if (*latest) {
-    // The fields and recorded headers of the version B holds; the diff is against A's.
-    auto loaded =
-        load_change(archive, {.revision = (*latest)->id, .source = name, .compare = false});
-    if (!loaded) return loaded.error();
-    change = std::move(*loaded);
-  } else {
-    change = no_fields();
-    change->view.source = name;
-  }
-  const auto label = [&](const std::optional<FeedInput>& in, const CommitInfo& c) {
-    return in ? in->label : fmt::format("{}:(no {})", c.short_id(), name);
-  };
-  const std::string a_label = label(*before, a), b_label = label(*after, b);
-  change->old_body = Blob(*before ? std::move((*before)->bytes) : std::string());
-  change->new_body = Blob(*after ? std::move((*after)->bytes) : std::string());
-  return render_page(globals, options, *change, a_label, b_label, std::move(only));
+  auto change = compare_source(archive, a, b, name, options.normalized);
+  if (!change) return change.error();
+  return render_page(globals, options, **change, std::move(only));
 }
 
 // `diff A B` of two commits without a NAME: the one source that differs, or the list.
@@ -197,24 +156,16 @@ Result<int> run_diff(const Globals& globals, DiffOptions options) {
                                     options.source.empty() ? a->source : options.source);
   if (!b) return b.error();
 
-  std::unique_ptr<LoadedChange> change;
+  std::optional<Archive> archive;
   if (!b->commit.empty()) {
-    // B's source as of B: the page of its latest change at or before B, diffed against A.
-    auto archive = open_archive(globals);
-    if (!archive) return archive.error();
-    auto latest = archive->source_change_at(b->source, b->commit);
-    if (!latest) return latest.error();
-    if (*latest) {
-      auto loaded =
-          load_change(*archive, {.revision = (*latest)->id, .source = b->source, .compare = false});
-      if (!loaded) return loaded.error();
-      change = std::move(*loaded);
-    }
+    auto opened = open_archive(globals);
+    if (!opened) return opened.error();
+    archive.emplace(std::move(*opened));
   }
-  if (!change) change = no_fields();
-  change->old_body = Blob(std::move(a->bytes));
-  change->new_body = Blob(std::move(b->bytes));
-  return render_page(globals, options, *change, a->label, b->label, std::move(only));
+  auto change = compare_inputs(archive ? &*archive : nullptr, std::move(*a), std::move(*b),
+                               options.normalized);
+  if (!change) return change.error();
+  return render_page(globals, options, **change, std::move(only));
 }
 
 }  // namespace

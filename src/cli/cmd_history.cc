@@ -2,7 +2,6 @@
 // source's items.
 
 #include <fmt/format.h>
-#include <algorithm>
 
 #include "cli/input.h"
 #include "feeddiff/changes.h"
@@ -20,39 +19,6 @@ struct HistoryOptions {
   std::string format = "text";
   std::string at;  // --at: the history as it stood then
 };
-
-// ITEM as an id, else a link, else a title substring: the one item it names.
-Result<const ItemLife*> find_item(const Archive& archive, const SourceHistory& history,
-                                  const HistoryOptions& options) {
-  if (const ItemLife* life = history.items.find(options.item)) return life;
-  // A link is looked for by parsing versions, newest first: only for what can be a URL.
-  if (options.item.find_first_of(":/") != std::string::npos) {
-    auto linked = item_with_link(archive, history, options.item);
-    if (!linked) return linked.error();
-    if (*linked)
-      if (const ItemLife* life = history.items.find(**linked)) return life;
-  }
-  const std::vector<const ItemLife*> titled = history.items.with_title(options.item);
-  if (titled.size() == 1) return titled.front();
-  // "GPT-4" names the item titled so, not also "GPT-4 research": a whole title wins.
-  std::vector<const ItemLife*> whole;
-  const std::string query_lower = to_lower(options.item);
-  for (const ItemLife* life : titled)
-    if (std::any_of(life->titles.begin(), life->titles.end(),
-                    [&](const std::string& t) { return to_lower(t) == query_lower; }))
-      whole.push_back(life);
-  if (whole.size() == 1) return whole.front();
-  // The query is the user's own text; it is escaped all the same, as it is printed.
-  const std::string query = escape_terminal(options.item);
-  if (titled.empty())
-    return Error{Errc::not_found,
-                 fmt::format("no item of '{}' has the id or link '{}' or a title containing it",
-                             options.source, query)};
-  return Error{Errc::usage,
-               fmt::format("'{}' is in the titles of {} items of '{}'; give one's id (`feeddiff "
-                           "history {}` lists them)",
-                           query, titled.size(), options.source, options.source)};
-}
 
 Result<int> history(const Globals& globals, const HistoryOptions& options) {
   if (auto ok = check_source_name(options.source); !ok) return ok.error();
@@ -84,7 +50,7 @@ Result<int> history(const Globals& globals, const HistoryOptions& options) {
   view.source = options.source;
   view.single = !options.item.empty();
   if (view.single) {
-    auto found = find_item(*archive, *read, options);
+    auto found = find_item(*archive, *read, options.source, options.item);
     if (!found) return found.error();
     view.items.push_back(**found);
   } else {

@@ -1,9 +1,6 @@
 // feeddiff log [NAME] [-n N]
 
 #include <fmt/format.h>
-#include <algorithm>
-#include <map>
-#include <optional>
 
 #include "cli/command.h"
 #include "feeddiff/changes.h"
@@ -21,101 +18,28 @@ struct LogOptions {
   bool cosmetic = false;  // list cosmetic-only changes instead of folding them
 };
 
-// "2026-10-01 05:54": when a commit was observed, to the minute, UTC.
-std::string observed_when(const CommitInfo& c) {
-  std::string when = format_iso8601_ms(c.commit_time).substr(0, 16);
-  if (const std::string* observed = c.trailer("Observed-At"))
-    if (auto t = parse_iso8601(*observed)) when = format_iso8601_ms(*t).substr(0, 16);
-  if (when.size() > 10) when[10] = ' ';
-  return when;
-}
-
-// A version whose response was not a feed, or that only took such a response away again:
-// no item of the feed changed in it (contract: never item-diffed).
-bool no_item_version(const CommitInfo& c) {
-  const auto recorded = class_from_trailers(c);
-  return is_article_commit(c) ||
-         (recorded && (recorded->name == "not-a-feed" || recorded->name == "restored"));
-}
-
-// The lines `log --items` prints for one commit's item changes, until `lines` reaches the
-// limit (0: none). With `source` not empty (the listing crosses sources), each line names it.
-void item_lines(const CommitInfo& c, const CommitItems& items, const std::string& source,
-                std::size_t limit, std::string& out, std::size_t& lines) {
-  const std::string when = observed_when(c);
-  const std::string of = source.empty() ? "" : source + ": ";
-  if (items.reverted_to && (!limit || lines < limit)) {
-    out += fmt::format("{} {} {:<10} {}{}\n", c.short_id(), when, "reverted", of,
-                       items.reverted_to->substr(0, 7));
-    ++lines;
-  }
-  for (const ItemChange& item : items.items.items) {
-    if (limit && lines >= limit) break;
-    std::string title = item.title.empty() ? item.id : item.title;
+// `log --items`: one line per item change; -n counts lines. Without NAME each line names
+// its source.
+Result<int> log_items(const Archive& archive, const LogOptions& options) {
+  auto lines = item_log(archive, options.source, options.limit);
+  if (!lines) return lines.error();
+  std::string out;
+  for (const ItemLogLine& line : *lines) {
+    std::string title = line.title;
     for (char& ch : title)
       if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
     bool cut = false;
     std::string label(cut_chars(title, 100, &cut));
     if (cut) label += "…";
-    out += fmt::format("{} {} {:<10} {}{}{}\n", c.short_id(), when, item_change_word(item), of,
-                       escape_terminal(label), item.minor ? " [minor]" : "");
-    ++lines;
+    out +=
+        fmt::format("{} {} {:<10} {}{}{}\n", line.commit.short_id(), observed_minute(line.commit),
+                    line.word, options.source.empty() ? line.source + ": " : "",
+                    escape_terminal(label), line.minor ? " [minor]" : "");
   }
-}
-
-// `log NAME --items`: one line per item change, newest commit first, in page order within a
-// commit; -n counts lines. Summaries come from the cache as `show` keeps it.
-Result<int> log_items(const Archive& archive, const LogOptions& options) {
-  auto commits = archive.source_log(options.source, 0);
-  if (!commits) return commits.error();
-  auto versions = SourceVersions::load(archive, options.source);
-  if (!versions) return versions.error();
-  std::string out;
-  std::size_t lines = 0;
-  for (const auto& c : *commits) {
-    if (options.limit && lines >= options.limit) break;
-    if (no_item_version(c)) continue;
-    const auto items = load_items(archive, c.id, options.source, *versions);
-    if (!items) continue;  // the first version, or one that does not parse
-    item_lines(c, *items, "", options.limit, out, lines);
-  }
-  if (lines == 0) out = fmt::format("No item change of '{}' recorded yet.\n", options.source);
-  write_out(out);
-  return 0;
-}
-
-// `log --items` without NAME: every source's item changes, newest commit first, each line
-// naming its source. With -n the history is read in growing batches until N lines are
-// found, so a short listing reads a short stretch of it.
-Result<int> log_items_everywhere(const Archive& archive, const LogOptions& options) {
-  std::map<std::string, SourceVersions> versions;  // each source's, read once
-  std::string out;
-  std::size_t lines = 0, done = 0;
-  std::size_t batch = options.limit ? std::max<std::size_t>(options.limit, 32) : 0;
-  for (;;) {
-    auto commits = archive.log("", batch);
-    if (!commits) return commits.error();
-    for (std::size_t k = done; k < commits->size(); ++k) {
-      if (options.limit && lines >= options.limit) break;
-      const CommitInfo& c = (*commits)[k];
-      const std::string* source = c.trailer("Source");
-      if (!source || !check_source_name(*source) || no_item_version(c)) continue;
-      auto it = versions.find(*source);
-      if (it == versions.end()) {
-        auto loaded = SourceVersions::load(archive, *source);
-        if (!loaded) continue;
-        it = versions.emplace(*source, std::move(*loaded)).first;
-      }
-      const auto items = load_items(archive, c.id, *source, it->second);
-      if (items) item_lines(c, *items, *source, options.limit, out, lines);
-    }
-    const bool whole = !batch || commits->size() < batch;
-    done = commits->size();
-    if (whole || (options.limit && lines >= options.limit)) break;
-    batch *= 4;
-  }
-  for (auto& [name, v] : versions) v.save();
-  if (lines == 0) out = "No item change recorded yet.\n";
+  if (lines->empty())
+    out = options.source.empty()
+              ? "No item change recorded yet.\n"
+              : fmt::format("No item change of '{}' recorded yet.\n", options.source);
   write_out(out);
   return 0;
 }
@@ -128,31 +52,6 @@ std::string class_note(const ChangeClass& cls, const std::string& title) {
   return out;
 }
 
-// look: the commits were read from git, not from the log cache's records (change_class).
-std::vector<LogEntry> log_entries(const Archive& archive, const std::vector<CommitInfo>& commits,
-                                  bool look) {
-  std::vector<LogEntry> out;
-  for (const auto& c : commits) {
-    LogEntry e;
-    e.id = c.id;
-    e.short_id = c.short_id();
-    e.title = c.title;
-    if (const std::string* s = c.trailer("Source")) e.source = *s;
-    e.timestamp = format_iso8601_ms(c.author_time);
-    if (const std::string* observed = c.trailer("Observed-At")) e.observed_at = *observed;
-    if (const std::string* status = c.trailer("Status")) e.status = *status;
-    if (const auto cls = change_class(archive, c, look)) {
-      e.change_class = cls->name;
-      if (cls->name == "not-a-feed")
-        e.not_a_feed = cls->summary;
-      else if (!cls->summary.empty())
-        e.item_summary = cls->summary;
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 Result<int> log(const Globals& globals, const LogOptions& options) {
   if (!options.source.empty())
     if (auto ok = check_source_name(options.source); !ok) return ok.error();
@@ -160,19 +59,9 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
     return Error{Errc::usage, "log --items has no JSON form yet; use show --format json"};
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  if (options.items)
-    return options.source.empty() ? log_items_everywhere(*archive, options)
-                                  : log_items(*archive, options);
-  // With -n, the newest N commits are read; without, the source's cache of them.
-  auto commits = options.source.empty() ? archive->log("", options.limit)
-                 : options.limit        ? archive->source_log(options.source, options.limit)
-                                        : source_changes(*archive, options.source);
+  if (options.items) return log_items(*archive, options);
+  auto commits = change_log(*archive, options.source, options.limit);
   if (!commits) return commits.error();
-  if (!options.source.empty()) {
-    // Its article versions too (docs/articles.md), by commit time.
-    commits = with_article_commits(*archive, options.source, std::move(*commits), options.limit);
-    if (!commits) return commits.error();
-  }
   const bool look = options.source.empty() || options.limit;  // else records: Summary-Key
   if (options.format == "json") {
     write_out(render_log_json(log_entries(*archive, *commits, look)));
@@ -186,7 +75,7 @@ Result<int> log(const Globals& globals, const LogOptions& options) {
       ++folded;
       continue;
     }
-    out += fmt::format("{} {} {}{}\n", c.short_id(), observed_when(c), escape_terminal(c.title),
+    out += fmt::format("{} {} {}{}\n", c.short_id(), observed_minute(c), escape_terminal(c.title),
                        cls ? escape_terminal(class_note(*cls, c.title)) : std::string());
   }
   if (folded)

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <tuple>
 #include <utility>
 
 #include "cli/input.h"
@@ -35,35 +34,6 @@ struct ShowOptions {
   std::string at;  // --at: the source's version in force then, in place of COMMIT
 };
 
-// Whether feeddiff.toml on the branch names a source so (from the cache of its sources, so
-// that `show HEAD` neither reads nor parses a file of thousands of sources to learn it).
-bool configured_source(const Archive& archive, const std::string& name) {
-  auto head = archive.resolve("HEAD");
-  return head && configures_source(archive, head->id, name);
-}
-
-// What `show WORD` means: a revision when WORD resolves as one, else the source WORD (its
-// latest change); WORD both a revision and a configured source is ambiguous, as in git.
-// The pair (revision, source) to show.
-Result<std::pair<std::string, std::string>> resolve_word(const Archive& archive,
-                                                         const std::string& word) {
-  const bool source = check_source_name(word) && configured_source(archive, word);
-  if (archive.resolve(word)) {
-    if (!source) return std::pair{word, std::string()};
-    return Error{Errc::usage,
-                 fmt::format("'{}' names both a commit and a source: `feeddiff show HEAD {}` for "
-                             "the source's latest change, a longer id for the commit",
-                             word, word)};
-  }
-  // Not a revision: a source when feeddiff.toml names it or its files have a history (a
-  // removed source's too); else the word was likely meant as a commit.
-  if (source) return std::pair{std::string("HEAD"), word};
-  if (check_source_name(word))
-    if (auto latest = archive.source_change_at(word, "HEAD"); latest && *latest)
-      return std::pair{std::string("HEAD"), word};
-  return Error{Errc::not_found, fmt::format("unknown commit or source '{}'", word)};
-}
-
 Result<int> show(const Globals& globals, const ShowOptions& options) {
   std::vector<ItemChange::Kind> only;
   if (!options.only.empty()) {
@@ -84,21 +54,15 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
     if (!commit) return commit.error();
     revision = commit->id;
   } else if (source.empty() && !options.revision.empty()) {
-    auto resolved = resolve_word(*archive, options.revision);
-    if (!resolved) return resolved.error();
-    std::tie(revision, source) = std::move(*resolved);
+    auto target = resolve_show_word(*archive, options.revision);
+    if (!target) return target.error();
+    revision = std::move(target->revision);
+    source = std::move(target->source);
   }
   if (!source.empty()) {
-    // NAME as of the revision: its latest change at or before it.
-    auto commit = archive->resolve(revision);
-    if (!commit) return commit.error();
-    if (auto ok = check_source_name(source); !ok) return ok.error();
-    auto latest = archive->source_change_at(source, commit->id);
+    auto latest = source_change_at_or_before(*archive, revision, source);  // NAME as of then
     if (!latest) return latest.error();
-    if (!*latest)
-      return Error{Errc::not_found, fmt::format("source '{}' has no change at or before commit {}",
-                                                source, commit->short_id())};
-    revision = (*latest)->id;
+    revision = std::move(*latest);
   }
   if (source.empty()) {
     // An article version (docs/articles.md): its own page, headline to body.

@@ -8,15 +8,8 @@
 #include <unistd.h>
 
 #include "feeddiff/changes.h"
-#include "feeddiff/poll.h"
 
 namespace feeddiff::cli {
-
-namespace {
-
-constexpr const char* kResponseFiles[] = {"response.xml", "response.json"};
-
-}  // namespace
 
 std::string read_stdin() {
   std::string bytes;
@@ -29,26 +22,6 @@ std::string read_stdin() {
 bool names_commit(std::string_view what) {
   std::error_code ec;
   return what != "-" && !std::filesystem::is_regular_file(std::string(what), ec);
-}
-
-Result<std::optional<FeedInput>> read_source_at(const Archive& archive, const CommitInfo& commit,
-                                                std::string_view source) {
-  if (auto ok = check_source_name(source); !ok) return ok.error();
-  auto dir = archive.source_dir_at(commit.id, source);
-  if (!dir) return dir.error();
-  for (const char* file : kResponseFiles) {
-    const std::string path = *dir + file;
-    auto body = archive.read(commit.id, path);
-    if (!body) return body.error();
-    if (!*body) continue;
-    FeedInput in;
-    in.bytes = std::move(**body);
-    in.label = fmt::format("{}:{}", commit.short_id(), path);
-    in.commit = commit.id;
-    in.source = std::string(source);
-    return std::optional<FeedInput>(std::move(in));
-  }
-  return std::optional<FeedInput>{};
 }
 
 Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
@@ -71,23 +44,7 @@ Result<FeedInput> read_feed_input(const Globals& globals, std::string_view what,
     return Error{
         Errc::not_found,
         fmt::format("'{}' is no file, and no archive is here to look it up as a commit", what)};
-  auto commit = archive->resolve(what);
-  if (!commit)
-    return Error{Errc::not_found, fmt::format("'{}' is neither a file nor a commit", what)};
-  std::string name(source);
-  if (name.empty()) {
-    if (const std::string* s = commit->trailer("Source"))
-      name = *s;
-    else
-      return Error{Errc::usage,
-                   fmt::format("commit {} records no single source; name one", commit->short_id())};
-  }
-  auto found = read_source_at(*archive, *commit, name);
-  if (!found) return found.error();
-  if (!*found)
-    return Error{Errc::not_found,
-                 fmt::format("source '{}' has no raw body at commit {}", name, commit->short_id())};
-  return std::move(**found);
+  return feed_input_at(*archive, what, source);
 }
 
 Result<TimeMs> moment_of(const std::string& when) {
@@ -120,25 +77,6 @@ Result<CommitInfo> version_at(const Archive& archive, const std::string& source,
     std::fprintf(stderr, "%s\n", escape_terminal(note).c_str());
   }
   return commit;
-}
-
-Result<std::vector<std::string>> sources_to_export(const Archive& archive,
-                                                   const std::vector<std::string>& names) {
-  auto config = load_config(archive);
-  if (!config) return config.error();
-  std::vector<std::string> sources = names;
-  if (sources.empty())
-    for (const auto& source : config->sources) sources.push_back(source.name);
-  for (const auto& name : sources) {
-    if (auto ok = check_source_name(name); !ok) return ok.error();
-    if (config->find(name)) continue;
-    auto recorded = archive.source_log(name, 1);
-    if (!recorded) return recorded.error();
-    if (recorded->empty())
-      return Error{Errc::not_found,
-                   fmt::format("no source '{}' and no recorded change of it", name)};
-  }
-  return sources;
 }
 
 }  // namespace feeddiff::cli
