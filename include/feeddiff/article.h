@@ -71,4 +71,8 @@ Result<Article> extract_article(std::string_view html, const ArticleOptions& opt
 /// "heading", "list_item", "quote", "caption", "preformatted".
 std::string_view block_kind_name(BlockKind kind);
 
+/// The article as one JSON document (`feeddiff article --json`, schema feeddiff.article/1):
+/// its fields, its blocks (kind, level, text) and its whole text. Text that is not valid
+/// UTF-8 is replaced, never an error.
+std::string article_json(const Article& article);
 }  // namespace feeddiff

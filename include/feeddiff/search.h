@@ -125,4 +125,10 @@ struct SearchIndexRow {
 /// Every row of the index (up to date first), sorted.
 Result<std::vector<SearchIndexRow>> search_index_rows(const Archive& archive);
 
+/// The search as one JSON document (`search --format json`, docs/search.schema.json,
+/// `"feeddiff": "search"`, version 1): the query, the hits with their first, last and gone
+/// versions and snippet runs, whether more hits were cut and the commit the index is at.
+/// Invalid UTF-8 from a feed is replaced rather than failing the whole answer.
+std::string search_json(std::string_view query, const SearchResult& result);
+
 }  // namespace feeddiff

@@ -78,4 +78,16 @@ StatusCounts count_status(const StatusData& data, const std::vector<const Source
 /// (see poll): git is asked only when some redirect has been seen often enough.
 bool redirect_held_by_edit(const Archive& archive, const State& state);
 
+/// `status`'s text: a line per source (its last result, why it fails or is no feed, when it
+/// is next due, redirects, notifications waiting, credentials held back), escaped for a
+/// terminal, then the counts, the shard, untrusted hooks and what is not yet published.
+std::string status_text(const Archive& archive, const StatusData& data,
+                        const std::vector<const SourceConfig*>& sources, TimeMs now);
+
+/// `status --json`: the sources' states at now (docs/json.md), keys in a fixed order so that
+/// the same state gives the same bytes; bytes that are not valid UTF-8 (an ETag is whatever a
+/// server sent) become U+FFFD.
+std::string status_json(const StatusData& data, const std::vector<const SourceConfig*>& sources,
+                        TimeMs now);
+
 }  // namespace feeddiff

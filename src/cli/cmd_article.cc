@@ -1,7 +1,6 @@
 // feeddiff article FILE|URL|- [--json]
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <string>
@@ -70,28 +69,6 @@ std::string terminal_safe(std::string_view text) {
     start = end + 1;
   }
   return out;
-}
-
-std::string article_json(const Article& article) {
-  nlohmann::ordered_json j;
-  j["schema"] = "feeddiff.article/1";
-  j["title"] = article.title;
-  j["byline"] = article.byline;
-  j["published"] = article.published;
-  j["language"] = article.language;
-  j["site_name"] = article.site_name;
-  auto blocks = nlohmann::ordered_json::array();
-  for (const Block& block : article.blocks) {
-    nlohmann::ordered_json b;
-    b["kind"] = std::string(block_kind_name(block.kind));
-    if (block.kind == BlockKind::heading) b["level"] = block.level;
-    b["text"] = block.text;
-    blocks.push_back(std::move(b));
-  }
-  j["blocks"] = std::move(blocks);
-  j["text"] = article.text();
-  // The parser has made the page's text valid UTF-8; replace is the belt to those braces.
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 Result<int> run_article(const ArticleArgs& options) {

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -74,34 +73,6 @@ std::string render_text(const SearchResult& result, bool color) {
   return out;
 }
 
-nlohmann::json version_json(const SearchVersion& v) {
-  return {{"commit", v.commit}, {"observed_at", format_iso8601_ms(v.observed)}};
-}
-
-std::string render_json(const SearchOptions& options, const SearchResult& result) {
-  nlohmann::json hits = nlohmann::json::array();
-  for (const SearchHit& hit : result.hits) {
-    nlohmann::json snippet = nlohmann::json::array();
-    for (const SnippetRun& run : hit.snippet)
-      snippet.push_back({{"text", run.text}, {"match", run.match}});
-    hits.push_back(
-        {{"source", hit.source},
-         {"item", {{"id", hit.item_id}, {"title", hit.title}}},
-         {"first", version_json(hit.first)},
-         {"last", version_json(hit.last)},
-         {"versions", hit.versions},
-         {"gone", hit.gone ? version_json(*hit.gone) : nlohmann::json(nullptr)},
-         {"gone_because", hit.gone ? nlohmann::json(hit.edited_out ? "edited" : "removed")
-                                   : nlohmann::json(nullptr)},
-         {"snippet", snippet}});
-  }
-  nlohmann::json doc = {{"feeddiff", "search"},   {"version", 1},
-                        {"query", options.query}, {"hits", hits},
-                        {"more", result.more},    {"index", result.index.commit}};
-  // Invalid UTF-8 from a feed is replaced rather than failing the whole answer.
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 Result<int> run_search(const Globals& globals, const SearchOptions& options) {
   SearchQuery query;
   query.text = options.query;
@@ -129,7 +100,7 @@ Result<int> run_search(const Globals& globals, const SearchOptions& options) {
   if (!result) return result.error();
   if (!result->index.note.empty())
     std::fprintf(stderr, "feeddiff: %s\n", result->index.note.c_str());
-  write_out(options.format == "json" ? render_json(options, *result)
+  write_out(options.format == "json" ? search_json(options.query, *result)
                                      : render_text(*result, use_color(globals)));
   return 0;
 }

@@ -73,3 +73,23 @@ TEST_CASE("count_status counts failing, disabled and due sources; withheld names
   CHECK_FALSE(held.credentials_sent);  // given for another origin than the URL's
   CHECK(withheld(*(*sources)[0], data->hooks, data->credentials).credentials == nullptr);
 }
+
+TEST_CASE("status_text gives a line per source and the counts; status_json the same sources",
+          "[status]") {
+  RecordedArchive recorded("status-text", {"alpha", "beta"});
+  const Archive archive = recorded.open();
+  auto data = read_status(archive, {});
+  REQUIRE(data);
+  auto sources = chosen_sources(data->config, {});
+  REQUIRE(sources);
+  const TimeMs now = *parse_iso8601("2026-01-01T00:00:00Z");
+
+  const std::string text = status_text(archive, *data, *sources, now);
+  CHECK(text.find("alpha  never polled; due now\n") != std::string::npos);
+  CHECK(text.find("beta   never polled; due now\n") != std::string::npos);
+  CHECK(text.find("2 sources: 0 failing, 0 disabled, 2 due now;") != std::string::npos);
+
+  const std::string json = status_json(*data, *sources, now);
+  CHECK(json.find("\"now\": \"2026-01-01T00:00:00.000Z\"") != std::string::npos);
+  CHECK(json.find("\"name\": \"alpha\"") < json.find("\"name\": \"beta\""));
+}
