@@ -45,6 +45,22 @@ Result<TimeMs> parse_duration(std::string_view text);
 /// Errc::usage, naming the accepted forms, for anything else.
 Result<TimeMs> parse_moment(std::string_view text, TimeMs now);
 
+/// The edit distance of two words where swapping two neighbours costs one, as in a typo
+/// ("sycn" for "sync"): optimal string alignment distance.
+std::size_t typo_distance(std::string_view a, std::string_view b);
+
+/// The candidates a few typos from word (typo_distance at most a third of word's length, at
+/// least one), all at the smallest such distance, in the candidates' order: what "did you
+/// mean" offers. With prefixes, a candidate that word (of two letters or more) begins counts
+/// as at that limit ("stat" for "status").
+std::vector<std::string_view> nearest_words(std::string_view word,
+                                            const std::vector<std::string_view>& candidates,
+                                            bool prefixes);
+
+/// Parses a size as limits are given: `50MiB`, `512KiB`, `2GiB` (or K, M, G), `1MB`, `10KB`,
+/// or a bare number of bytes; Errc::usage naming the accepted forms otherwise.
+Result<std::size_t> parse_size(std::string_view text);
+
 /// The shortest exact form parse_duration reads back: `1h30m`, `2d`, `45s`.
 std::string format_duration(TimeMs ms);
 

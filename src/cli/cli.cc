@@ -149,39 +149,13 @@ std::string_view named_command(int argc, char** argv) {
   return {};
 }
 
-// The edit distance of two words where swapping two neighbours costs one, as in a typo
-// ("sycn" for "sync"). Hand-written: CLI11 suggests nothing, and dtl's edit distance counts
-// insertions and deletions only, so a swap or a wrong letter would cost two.
-std::size_t typo_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 // What `feeddiff WORD` says when WORD is no command: the nearest commands, as git does. A
 // command is near when a few typos away (at most a third of the word, at least one) or
 // when WORD begins it ("stat" for "status").
 std::string not_a_command(std::string_view word) {
-  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
-  std::size_t best = limit + 1;
-  std::vector<std::string_view> nearest;
-  for (const auto& [command, build] : kBuilders) {
-    std::size_t d = typo_distance(word, command);
-    if (word.size() >= 2 && command.starts_with(word)) d = std::min(d, limit);
-    if (d > limit || d > best) continue;
-    if (d < best) nearest.clear();
-    best = d;
-    nearest.push_back(command);
-  }
+  std::vector<std::string_view> commands;
+  for (const auto& [command, build] : kBuilders) commands.push_back(command);
+  const std::vector<std::string_view> nearest = nearest_words(word, commands, true);
   std::string message =
       fmt::format("'{}' is not a feeddiff command", escape_terminal(one_line(std::string(word))));
   if (nearest.empty()) return message + " (see `feeddiff --help`)";
@@ -200,22 +174,13 @@ std::string nearest_option(std::string_view word, const CLI::App& root, const CL
   std::string_view name = word.substr(0, word.find('='));
   if (!name.starts_with("--") || name.size() < 4) return "";
   name.remove_prefix(2);
-  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
-  std::size_t best = limit + 1;
-  std::string nearest;
-  for (const CLI::App* app : {command, &root}) {
-    if (!app) continue;
-    for (const CLI::Option* option : app->get_options()) {
-      for (const std::string& long_name : option->get_lnames()) {
-        const std::size_t d = typo_distance(name, long_name);
-        if (d < best) {
-          best = d;
-          nearest = "--" + long_name;
-        }
-      }
-    }
-  }
-  return nearest;
+  std::vector<std::string_view> names;
+  for (const CLI::App* app : {command, &root})
+    if (app)
+      for (const CLI::Option* option : app->get_options())
+        for (const std::string& long_name : option->get_lnames()) names.push_back(long_name);
+  const std::vector<std::string_view> nearest = nearest_words(name, names, false);
+  return nearest.empty() ? "" : "--" + std::string(nearest.front());
 }
 
 // What `feeddiff` alone prints (to stderr, exit 2, as any usage error): how to call it and

@@ -36,21 +36,6 @@ struct PollFlags {
   std::string remote = "origin";
 };
 
-Result<std::size_t> parse_size(std::string_view text) {
-  std::size_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end == text.data())
-    return Error{Errc::usage, fmt::format("bad size '{}' (use e.g. 50MiB, 512KiB, 1000000)", text)};
-  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  if (unit.empty() || unit == "B") return n;
-  if (unit == "KiB" || unit == "K") return n << 10;
-  if (unit == "MiB" || unit == "M") return n << 20;
-  if (unit == "GiB" || unit == "G") return n << 30;
-  if (unit == "KB") return n * 1000;
-  if (unit == "MB") return n * 1000 * 1000;
-  return Error{Errc::usage, fmt::format("bad size unit in '{}' (B, KiB, MiB, GiB, KB, MB)", text)};
-}
-
 // "polling: 120/500 done, 3 changed, 1 failed" on stderr, redrawn in place, for a person
 // watching a long poll. Only when stderr is a terminal, so cron mail and pipes never carry
 // it; only once the poll has run for a moment, so quick polls do not flicker; erased before

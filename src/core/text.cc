@@ -1,5 +1,9 @@
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <charconv>
 #include <string>
+#include <vector>
 
 #include "feeddiff/core.h"
 
@@ -182,6 +186,55 @@ std::size_t count_words(std::string_view text) {
     in_word = !space;
   }
   return words;
+}
+
+Result<std::size_t> parse_size(std::string_view text) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end == text.data())
+    return Error{Errc::usage, fmt::format("bad size '{}' (use e.g. 50MiB, 512KiB, 1000000)", text)};
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (unit.empty() || unit == "B") return n;
+  if (unit == "KiB" || unit == "K") return n << 10;
+  if (unit == "MiB" || unit == "M") return n << 20;
+  if (unit == "GiB" || unit == "G") return n << 30;
+  if (unit == "KB") return n * 1000;
+  if (unit == "MB") return n * 1000 * 1000;
+  return Error{Errc::usage, fmt::format("bad size unit in '{}' (B, KiB, MiB, GiB, KB, MB)", text)};
+}
+
+// Hand-written: CLI11 suggests nothing, and dtl's edit distance counts insertions and
+// deletions only, so a swap or a wrong letter would cost two.
+std::size_t typo_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::vector<std::string_view> nearest_words(std::string_view word,
+                                            const std::vector<std::string_view>& candidates,
+                                            bool prefixes) {
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::size_t best = limit + 1;
+  std::vector<std::string_view> nearest;
+  for (std::string_view candidate : candidates) {
+    std::size_t d = typo_distance(word, candidate);
+    if (prefixes && word.size() >= 2 && candidate.starts_with(word)) d = std::min(d, limit);
+    if (d > limit || d > best) continue;
+    if (d < best) nearest.clear();
+    best = d;
+    nearest.push_back(candidate);
+  }
+  return nearest;
 }
 
 }  // namespace feeddiff

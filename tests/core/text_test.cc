@@ -253,3 +253,37 @@ TEST_CASE("a source's directory in each layout, and back to its name", "[core][l
   CHECK(parse_layout("fanout") == Layout::fanout);
   CHECK_FALSE(parse_layout("Fanout"));
 }
+
+TEST_CASE("typo_distance counts a swap of neighbours as one edit", "[core]") {
+  CHECK(typo_distance("sync", "sync") == 0);
+  CHECK(typo_distance("sycn", "sync") == 1);
+  CHECK(typo_distance("synk", "sync") == 1);
+  CHECK(typo_distance("syn", "sync") == 1);
+  CHECK(typo_distance("", "log") == 3);
+  CHECK(typo_distance("show", "log") == 3);  // drop s, h->l, w->g
+}
+
+TEST_CASE("nearest_words offers every candidate at the smallest distance within a third",
+          "[core]") {
+  const std::vector<std::string_view> commands = {"show", "status", "sync", "search", "site"};
+  CHECK(nearest_words("sycn", commands, false) == std::vector<std::string_view>{"sync"});
+  // "stat" is two edits from "site" (over the limit of one) but begins "status".
+  CHECK(nearest_words("stat", commands, true) == std::vector<std::string_view>{"status"});
+  CHECK(nearest_words("stat", commands, false).empty());
+  CHECK(nearest_words("sit", commands, false) == std::vector<std::string_view>{"site"});
+  CHECK(nearest_words("shwo", commands, false) == std::vector<std::string_view>{"show"});
+  CHECK(nearest_words("zzzz", commands, true).empty());
+}
+
+TEST_CASE("parse_size reads binary and decimal units and refuses the rest", "[core]") {
+  CHECK(*parse_size("1000") == 1000);
+  CHECK(*parse_size("512KiB") == 512u << 10);
+  CHECK(*parse_size("50MiB") == 50u << 20);
+  CHECK(*parse_size("2G") == std::size_t{2} << 30);
+  CHECK(*parse_size("1MB") == 1000000);
+  for (const char* bad : {"", "MiB", "5 MiB", "5TB", "-1"}) {
+    auto r = parse_size(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == Errc::usage);
+  }
+}
