@@ -34,6 +34,50 @@ struct ShowOptions {
   std::string at;  // --at: the source's version in force then, in place of COMMIT
 };
 
+// The commit and source the arguments name: COMMIT [NAME], WORD (a revision or a source), or
+// --at TIME NAME; with a source, its latest change at or before the commit.
+Result<ShowTarget> target_of(const Archive& archive, const ShowOptions& options) {
+  ShowTarget target{options.revision.empty() ? "HEAD" : options.revision, options.source};
+  if (!options.at.empty()) {
+    // The one word given is the source (CLI11 fills COMMIT first).
+    if (!options.source.empty() || options.revision.empty())
+      return Error{Errc::usage, "--at takes the place of COMMIT: show --at TIME NAME"};
+    target.source = options.revision;
+    auto commit = version_at(archive, target.source, options.at);
+    if (!commit) return commit.error();
+    target.revision = commit->id;
+  } else if (target.source.empty() && !options.revision.empty()) {
+    auto resolved = resolve_show_word(archive, options.revision);
+    if (!resolved) return resolved.error();
+    target = std::move(*resolved);
+  }
+  if (!target.source.empty()) {
+    auto latest = source_change_at_or_before(archive, target.revision, target.source);
+    if (!latest) return latest.error();
+    target.revision = std::move(*latest);
+  }
+  return target;
+}
+
+// An article version (docs/articles.md): its own page, headline to body.
+Result<int> show_article(const Globals& globals, const ShowOptions& options, const Archive& archive,
+                         const CommitInfo& commit) {
+  auto view = load_article_change(archive, commit.id);
+  if (!view) return view.error();
+  if (options.format == "json") {
+    write_out(render_article_json(*view));
+  } else if (options.format == "text") {
+    RenderOptions render;
+    render.color = use_color(globals);
+    write_out(render_article_text(*view, render));
+  } else {
+    return Error{Errc::usage,
+                 fmt::format("commit {} is an article version: shown as text or json only",
+                             commit.short_id())};
+  }
+  return 0;
+}
+
 Result<int> show(const Globals& globals, const ShowOptions& options) {
   std::vector<ItemChange::Kind> only;
   if (!options.only.empty()) {
@@ -43,66 +87,31 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   }
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
-  std::string revision = options.revision.empty() ? "HEAD" : options.revision;
-  std::string source = options.source;
-  if (!options.at.empty()) {
-    // The one word given is the source (CLI11 fills COMMIT first).
-    if (!options.source.empty() || options.revision.empty())
-      return Error{Errc::usage, "--at takes the place of COMMIT: show --at TIME NAME"};
-    source = options.revision;
-    auto commit = version_at(*archive, source, options.at);
-    if (!commit) return commit.error();
-    revision = commit->id;
-  } else if (source.empty() && !options.revision.empty()) {
-    auto target = resolve_show_word(*archive, options.revision);
-    if (!target) return target.error();
-    revision = std::move(target->revision);
-    source = std::move(target->source);
-  }
-  if (!source.empty()) {
-    auto latest = source_change_at_or_before(*archive, revision, source);  // NAME as of then
-    if (!latest) return latest.error();
-    revision = std::move(*latest);
-  }
-  if (source.empty()) {
-    // An article version (docs/articles.md): its own page, headline to body.
-    auto commit = archive->resolve(revision);
-    if (commit && is_article_commit(*commit)) {
-      auto view = load_article_change(*archive, commit->id);
-      if (!view) return view.error();
-      if (options.format == "json") {
-        write_out(render_article_json(*view));
-      } else if (options.format == "text") {
-        RenderOptions render;
-        render.color = use_color(globals);
-        write_out(render_article_text(*view, render));
-      } else {
-        return Error{Errc::usage,
-                     fmt::format("commit {} is an article version: shown as text or json only",
-                                 commit->short_id())};
-      }
-      return 0;
-    }
-  }
+  auto target = target_of(*archive, options);
+  if (!target) return target.error();
+  if (target->source.empty())
+    if (auto commit = archive->resolve(target->revision); commit && is_article_commit(*commit))
+      return show_article(globals, options, *archive, *commit);
   auto change = load_change(
-      *archive, {.revision = revision, .source = source, .normalized = options.normalized});
+      *archive,
+      {.revision = target->revision, .source = target->source, .normalized = options.normalized});
   if (!change) return change.error();
+  const ChangeView& view = (*change)->view;
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
   render.only = std::move(only);
   if (options.format == "markdown") {
-    write_out(render_markdown((*change)->view, render));
+    write_out(render_markdown(view, render));
   } else if (options.format == "json") {
-    write_out(render_json((*change)->view, render));
+    write_out(render_json(view, render));
   } else if (options.format == "html") {
     HtmlLinks links;
-    const ChangeView& view = (*change)->view;
     if (view.forge_url) links.raw = forge_file_url(*view.forge_url, view.path);
     write_out(render_html(view, render, links));
   } else {
     render.color = use_color(globals);
-    write_out(render_text((*change)->view, render));
+    write_out(render_text(view, render));
   }
   return 0;
 }
