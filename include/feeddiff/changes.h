@@ -402,9 +402,8 @@ bool is_article_commit(const CommitInfo& commit);
 Result<ArticleView> load_article_change(const Archive& archive, std::string_view revision);
 
 /// A source's feed versions (newest first, as log NAME lists them) with its article versions
-/// merged in by commit time, at most limit (0: all), when the tree at HEAD has articles of
-/// the source (articles/NAME/; else commits as given). The article commits are found by
-/// walking the branch (`git log -- articles/NAME/`): no index covers them yet.
+/// merged in by commit time, at most limit (0: all). The article commits (those that changed
+/// articles/NAME/) come from the source index, as the feed versions do.
 Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::string_view source,
                                                      std::vector<CommitInfo> commits,

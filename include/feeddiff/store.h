@@ -256,7 +256,8 @@ class Archive {
   /// Errc::not_found when there is no such blob.
   Result<Blob> read_blob(std::string_view blob_id) const;
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
-  /// at most limit of them (0: all). A prefix `raw/NAME` is the source's: source_log.
+  /// at most limit of them (0: all). A prefix `raw/NAME` is the source's: source_log; a
+  /// prefix `articles/NAME` (the source's article versions) is answered from the same index.
   Result<std::vector<CommitInfo>> log(std::string_view path_prefix, std::size_t limit) const;
   /// The commits that changed source name's files, newest first, at most limit (0: all), in
   /// either layout (a move between layouts is no change; see source_changes): from the
@@ -345,6 +346,9 @@ class Archive {
   // paths behind; this checks them out from HEAD. ArchiveLock::acquire calls it.
   Status finish_checkout() const;
   static Result<Archive> open_repository(const std::string& dir);
+  // The commits the source index lists under key (a source, or "articles/NAME"); nullopt
+  // when it cannot answer.
+  std::optional<std::vector<CommitInfo>> indexed_log(std::string_view key, std::size_t limit) const;
   std::unique_ptr<Impl> impl_;
 };
 

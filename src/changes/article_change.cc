@@ -88,15 +88,8 @@ Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
                                                      std::string_view source,
                                                      std::vector<CommitInfo> commits,
                                                      std::size_t limit) {
-  // Walked only for a source with articles in the tree at HEAD (articles/NAME/): the walk
-  // costs the history's length, and every other source's log NAME must cost what it prints.
-  // Asked of the tree, not of feeddiff.toml: the config's blob sits at the end of a long
-  // chain of deltas in an old archive (5 ms of a 10 ms log NAME at 10,000 changes), and a
-  // source that stopped capturing keeps its article versions.
-  auto head = archive.resolve("HEAD");
-  if (!head) return commits;
-  auto files = archive.files_under(head->id, fmt::format("articles/{}/", source));
-  if (!files || files->empty()) return commits;
+  // From the source index, which keeps each source's article versions beside its feed
+  // versions (docs/index.md): a source without articles costs a look at an index file.
   auto articles = archive.log(fmt::format("articles/{}/", source), limit);
   if (!articles) return articles.error();
   if (articles->empty()) return commits;

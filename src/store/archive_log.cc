@@ -88,12 +88,37 @@ std::optional<std::vector<git_oid>> indexed_commits(const Archive& archive, git_
 
 }  // namespace
 
+// A record naming a commit that is not there makes it nullopt: the caller walks.
+std::optional<std::vector<CommitInfo>> Archive::indexed_log(std::string_view key,
+                                                            std::size_t limit) const {
+  git_repository* repo = impl_->repo.get();
+  auto head = branch_head(repo);
+  if (!head || !*head) return std::nullopt;
+  const git_oid& tip = *git_commit_id(head->value().get());
+  auto ids = indexed_commits(*this, repo, impl_->git_dir, tip, key, limit);
+  if (!ids) return std::nullopt;
+  std::vector<CommitInfo> found;
+  const Abbreviator abbreviate(repo);
+  for (const git_oid& oid : *ids) {
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, repo, &oid) != 0) return std::nullopt;  // walk instead
+    git::CommitPtr commit(c);
+    found.push_back(listed_info(c, abbreviate));
+  }
+  return found;
+}
+
 Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
                                              std::size_t limit) const {
   std::string prefix(path_prefix);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (prefix.starts_with("raw/") && prefix.size() > 4 && prefix.find('/', 4) == std::string::npos)
     return source_log(std::string_view(prefix).substr(4), limit);
+  // A source's article versions: from the index too (docs/index.md).
+  constexpr std::string_view kArticles = "articles/";
+  if (prefix.starts_with(kArticles) && prefix.size() > kArticles.size() &&
+      prefix.find('/', kArticles.size()) == std::string::npos)
+    if (auto found = indexed_log(prefix, limit)) return std::move(*found);
   git_repository* repo = impl_->repo.get();
   auto head = branch_head(repo);
   if (!head) return head.error();
@@ -107,27 +132,13 @@ Result<std::vector<CommitInfo>> Archive::log(std::string_view path_prefix,
 
 Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
                                                     std::size_t limit) const {
+  if (auto found = indexed_log(name, limit)) return std::move(*found);
   git_repository* repo = impl_->repo.get();
   auto head = branch_head(repo);
   if (!head) return head.error();
   if (!*head) return std::vector<CommitInfo>{};
-  const git_oid& tip = *git_commit_id(head->value().get());
-  if (auto ids = indexed_commits(*this, repo, impl_->git_dir, tip, name, limit)) {
-    std::vector<CommitInfo> found;
-    const Abbreviator abbreviate(repo);
-    bool ok = true;
-    for (const git_oid& oid : *ids) {
-      git_commit* c = nullptr;
-      if (git_commit_lookup(&c, repo, &oid) != 0) {
-        ok = false;  // a record naming no commit: walk instead
-        break;
-      }
-      git::CommitPtr commit(c);
-      found.push_back(listed_info(c, abbreviate));
-    }
-    if (ok) return found;
-  }
-  return walk_log(repo, tip, limit, [name](git_commit* c) { return touches_source(c, name); });
+  return walk_log(repo, *git_commit_id(head->value().get()), limit,
+                  [name](git_commit* c) { return touches_source(c, name); });
 }
 
 Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view name) const {

@@ -25,7 +25,7 @@ namespace {
 // A commit of the first-parent chain, as the backward walk saw it.
 struct Seen {
   git_oid id{};
-  git_oid raw{};       // the `raw` subtree's id, zero when there is none
+  Roots roots;         // the `raw` and `articles` subtrees' ids, zero where there is none
   std::string source;  // set when it is a version commit feeddiff wrote
 };
 
@@ -37,7 +37,7 @@ struct Chain {
   bool merge = false;          // it met a merge: the index cannot hold this history
   std::size_t count = 0;       // commits after the tip (all of them without it)
   std::vector<git_oid> marks;  // the commits at 0, chunk, 2 chunk, ... back from head
-  git_oid before_first{};      // the raw id of the tip (zero for a rebuild: the root has none)
+  Roots before_first;          // the tip's roots (zero for a rebuild: the root has none)
   // The newest chunk, newest first, as the scan read it: the last chunk indexed is not read
   // again (a catch-up of up to a chunk of commits reads each once).
   std::vector<Seen> newest;
@@ -53,7 +53,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
     git::CommitPtr owned(c);
     if (tip && git_oid_equal(&id, &tip->id)) {
       chain.found = true;
-      chain.before_first = raw_of(c);
+      chain.before_first = roots_of(c);
       return chain;
     }
     const unsigned parents = git_commit_parentcount(c);
@@ -62,7 +62,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
-    if (chain.count < chunk) chain.newest.push_back({id, raw_of(c), version_source(c)});
+    if (chain.count < chunk) chain.newest.push_back({id, roots_of(c), version_source(c)});
     ++chain.count;
     if (parents == 0) return chain;
     id = *git_commit_parent_id(c, 0);
@@ -81,7 +81,7 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
     if (auto ok = sink(p); !ok) return ok.error();
     return true;
   }
-  git_oid previous = chain.before_first;
+  Roots previous = chain.before_first;
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, repo) != 0) return git::last_error("opening the object database");
   git::OdbPtr odb_owned(odb);
@@ -97,23 +97,28 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
       git_commit* c = nullptr;
       if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
       git::CommitPtr owned(c);
-      seen.push_back({id, raw_of(c), version_source(c)});
+      seen.push_back({id, roots_of(c), version_source(c)});
       if (k + 1 < size) id = *git_commit_parent_id(c, 0);
     }
     Pending p;
     p.base_depth = depth;
     for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
       std::vector<std::string> names;
-      if (!git_oid_equal(&previous, &it->raw)) {
-        const bool believed =
-            !it->source.empty() && comparer.differs_only_in(previous, it->raw, it->source);
+      if (!git_oid_equal(&previous.raw, &it->roots.raw)) {
+        const bool believed = !it->source.empty() &&
+                              comparer.differs_only_in(previous.raw, it->roots.raw, it->source);
         if (believed) {
           names.push_back(it->source);
         } else {
-          auto diff = raw_diff(repo, previous, it->raw);
+          auto diff = raw_diff(repo, previous.raw, it->roots.raw);
           if (!diff) return diff.error();
           names = std::move(*diff);
         }
+      }
+      if (!git_oid_equal(&previous.articles, &it->roots.articles)) {
+        auto diff = articles_diff(repo, previous.articles, it->roots.articles);
+        if (!diff) return diff.error();
+        names.insert(names.end(), diff->begin(), diff->end());
       }
       for (auto& n : names) {
         n = escape(n);
@@ -121,7 +126,7 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
       }
       p.ids.push_back(it->id);
       p.touched.push_back(std::move(names));
-      previous = it->raw;
+      previous = it->roots;
     }
     depth += static_cast<std::uint32_t>(size);
     if (auto ok = sink(p); !ok) return ok.error();

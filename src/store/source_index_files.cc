@@ -42,7 +42,9 @@ namespace {
 
 // 2: names are sources in either layout (raw/NAME/ or raw/hh/NAME/), where 1 took every
 // entry of raw/ for a source; a fan-out archive's index of format 1 would name its buckets.
-constexpr std::string_view kMagic = "feeddiff-source-index 2";
+// 3: also a source's article versions, as "articles/NAME" (an index of format 2 has none of
+// them, so it is rebuilt once).
+constexpr std::string_view kMagic = "feeddiff-source-index 3";
 constexpr std::size_t kRecord = 28;
 
 std::string format_tip(const Tip& tip) {

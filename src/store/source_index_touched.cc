@@ -34,6 +34,53 @@ git_oid raw_of(const git_commit* commit) {
   return *git_tree_entry_id(entry);
 }
 
+Roots roots_of(const git_commit* commit) {
+  Roots roots;
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, commit) != 0) return roots;
+  git::TreePtr owned(tree);
+  for (auto [name, id] : {std::pair{"raw", &roots.raw}, std::pair{"articles", &roots.articles}}) {
+    const git_tree_entry* entry = git_tree_entry_byname(tree, name);
+    if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE) *id = *git_tree_entry_id(entry);
+  }
+  return roots;
+}
+
+std::string article_key(std::string_view source) {
+  return "articles/" + std::string(source);
+}
+
+Result<std::vector<std::string>> articles_diff(git_repository* repo, const git_oid& before,
+                                               const git_oid& after) {
+  // Each side's directories by name; a blob directly under articles/ is no source's.
+  const auto directories = [&](const git_oid& id) -> Result<std::map<std::string, git_oid>> {
+    std::map<std::string, git_oid> out;
+    if (git_oid_is_zero(&id)) return out;
+    git_tree* tree = nullptr;
+    if (git_tree_lookup(&tree, repo, &id) != 0) return git::last_error("reading articles/");
+    git::TreePtr owned(tree);
+    for (std::size_t i = 0, n = git_tree_entrycount(tree); i < n; ++i) {
+      const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+      if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+        out.emplace(git_tree_entry_name(e), *git_tree_entry_id(e));
+    }
+    return out;
+  };
+  auto old_dirs = directories(before);
+  if (!old_dirs) return old_dirs.error();
+  auto new_dirs = directories(after);
+  if (!new_dirs) return new_dirs.error();
+  std::vector<std::string> names;
+  for (const auto& [name, id] : *new_dirs) {
+    auto it = old_dirs->find(name);
+    if (it == old_dirs->end() || !git_oid_equal(&it->second, &id))
+      names.push_back(article_key(name));
+  }
+  for (const auto& [name, id] : *old_dirs)
+    if (!new_dirs->count(name)) names.push_back(article_key(name));
+  return names;
+}
+
 // The source a version commit names, when feeddiff wrote it as poll does: then it wrote
 // nothing under raw/ but raw/<source>/. Anything else: "".
 std::string version_source(const git_commit* commit) {

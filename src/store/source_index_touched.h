@@ -16,6 +16,25 @@ namespace feeddiff::source_index {
 /// The id of the commit's `raw` subtree; zero when it has none.
 git_oid raw_of(const git_commit* commit);
 
+/// The ids of a commit's `raw` and `articles` subtrees (zero where it has none), from one
+/// read of its tree.
+struct Roots {
+  git_oid raw{};       ///< raw/: the feeds' responses
+  git_oid articles{};  ///< articles/: the article versions (docs/articles.md)
+};
+
+/// The commit's roots.
+Roots roots_of(const git_commit* commit);
+
+/// The index's name for a source's article versions: "articles/<name>". A '/' is in no name
+/// under raw/ (git allows none in a tree entry), so it is no source's.
+std::string article_key(std::string_view source);
+
+/// The article keys (article_key) of the directories under articles/ that differ between two
+/// `articles` trees (zero: none), as `git log -- articles/<name>/` sees them.
+Result<std::vector<std::string>> articles_diff(git_repository* repo, const git_oid& before,
+                                               const git_oid& after);
+
 /// The source a version commit names, when feeddiff wrote it as poll does: then it wrote
 /// nothing under raw/ but raw/<source>/. Anything else: "".
 std::string version_source(const git_commit* commit);

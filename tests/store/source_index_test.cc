@@ -63,6 +63,13 @@ void random_history(Archive& archive, std::mt19937& rng, int commits) {
         r.message = s + ": source added\n\nSource: " + s + "\nURL: http://x/\n";
         r.author_time = r.commit_time = when;
         r.files.push_back({"feeddiff.toml", "# added " + std::to_string(when) + "\n"});
+      } else if (k == 3) {
+        // An article version (docs/articles.md): articles/<s>/<hh>/<key>/, nothing in raw/.
+        r.message =
+            s + ": article changed: A headline\n\nSource: " + s + "\nChange-Class: article\n";
+        r.author_time = r.commit_time = when;
+        r.files.push_back({"articles/" + s + "/0" + std::to_string(rng() % 3) + "/key/article.txt",
+                           "text " + std::to_string(rng() % 4) + "\n"});
       } else if (k == 2) {
         // A body moving from XML to JSON: two files of one source.
         r = version(s, "{}", when);
@@ -78,18 +85,19 @@ void random_history(Archive& archive, std::mt19937& rng, int commits) {
   }
 }
 
-std::vector<std::string> git_log(const std::string& dir, const std::string& source) {
+std::vector<std::string> git_log(const std::string& dir, const std::string& source,
+                                 const std::string& root = "raw") {
   std::vector<std::string> out;
-  std::istringstream in(git_out(dir, {"log", "--format=%H", "--", "raw/" + source + "/"}));
+  std::istringstream in(git_out(dir, {"log", "--format=%H", "--", root + "/" + source + "/"}));
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
 
 std::vector<std::string> index_log(const std::string& dir, const std::string& source,
-                                   std::size_t limit = 0) {
+                                   std::size_t limit = 0, const std::string& root = "raw") {
   auto archive = Archive::open(dir);
   REQUIRE(archive);
-  auto log = archive->log("raw/" + source, limit);
+  auto log = archive->log(root + "/" + source, limit);
   INFO((log ? "" : log.error().message));
   REQUIRE(log);
   std::vector<std::string> out;
@@ -140,6 +148,8 @@ void check_agrees(const std::string& dir, const std::vector<std::string>& extra 
     auto ids = archive->source_commit_ids(name);
     REQUIRE(ids);
     CHECK(*ids == expected);
+    // Its article versions, from the same index.
+    CHECK(index_log(dir, name, 0, "articles") == git_log(dir, name, "articles"));
   }
   // The reads above took the free lock and wrote what they caught up.
   const auto counts = tip_counts(dir);
@@ -151,6 +161,13 @@ void check_agrees(const std::string& dir, const std::vector<std::string>& extra 
       CHECK(it == counts.end());
     else
       CHECK((it != counts.end() && it->second == std::to_string(n)));
+    // The article versions under their own key, "articles/NAME" escaped.
+    const auto articles = git_log(dir, name, "articles").size();
+    const auto a = counts.find("articles%2F" + escaped(name));
+    if (articles == 0)
+      CHECK(a == counts.end());
+    else
+      CHECK((a != counts.end() && a->second == std::to_string(articles)));
   }
 }
 
