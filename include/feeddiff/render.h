@@ -109,6 +109,11 @@ struct ArticleView {
 std::string render_article_text(const ArticleView& view, const RenderOptions& options);
 /// The same as one JSON document (docs/json.md, "article"): fields, then the body's runs.
 std::string render_article_json(const ArticleView& view);
+/// The same as markdown: the body's word diff with ~~removed~~ and **added** text.
+std::string render_article_markdown(const ArticleView& view);
+/// The same as a standalone HTML page (the change page's head, CSP and style): the body's
+/// word diff with <del> and <ins>; the URL linked only when it is http(s).
+std::string render_article_html(const ArticleView& view);
 
 /// One entry of `feeddiff log`.
 struct LogEntry {

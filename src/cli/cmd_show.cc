@@ -66,14 +66,14 @@ Result<int> show_article(const Globals& globals, const ShowOptions& options, con
   if (!view) return view.error();
   if (options.format == "json") {
     write_out(render_article_json(*view));
-  } else if (options.format == "text") {
+  } else if (options.format == "markdown") {
+    write_out(render_article_markdown(*view));
+  } else if (options.format == "html") {
+    write_out(render_article_html(*view));
+  } else {
     RenderOptions render;
     render.color = use_color(globals);
     write_out(render_article_text(*view, render));
-  } else {
-    return Error{Errc::usage,
-                 fmt::format("commit {} is an article version: shown as text or json only",
-                             commit.short_id())};
   }
   return 0;
 }
@@ -166,7 +166,7 @@ this poller's clock) at or before TIME; a TIME before its first version is an er
 
 An article version (a source with `articles = true`; docs/articles.md) shows its URL and
 item, the headline, byline and published time (each with its change), then the word diff
-of the body; one marked "extraction uncertain" says why and shows no edit.
+of the body, in every --format; one marked "extraction uncertain" says why and shows no edit.
 
 Examples:
   feeddiff show                     the latest change

@@ -55,23 +55,7 @@ std::string html_changes(const ItemChange& item) {
       out += "<span class=\"null\">markup only, the text reads the same</span></dd>\n";
       continue;
     }
-    constexpr std::string_view kGap =
-        "<span class=\"cut\" title=\"unchanged text left out\">…</span>";
-    for (const WordRun& run : c.words.runs) {
-      if (run.skipped) out += kGap;
-      if (run.kind == WordRun::Kind::kept) {
-        out += escape_html(run.text);
-        continue;
-      }
-      const char* tag = run.kind == WordRun::Kind::added ? "ins" : "del";
-      const page::Padded text = page::padded(run.text);
-      out += fmt::format("{1}<{0}>{2}</{0}>{3}", tag, escape_html(text.lead),
-                         escape_html(text.core), escape_html(text.trail));
-    }
-    if (c.words.skipped_after) out += kGap;
-    if (const std::string note = page::held_back_note(c.words); !note.empty())
-      out += fmt::format(" <span class=\"footer\">({})</span>", escape_html(note));
-    out += "</dd>\n";
+    out += page::html_words(c.words) + "</dd>\n";
   }
   return out + "</dl>\n";
 }
@@ -182,6 +166,27 @@ std::string render_html(const ChangeView& c, const RenderOptions& options, const
 }
 
 namespace page {
+
+std::string html_words(const WordExcerpt& words) {
+  constexpr std::string_view kGap =
+      "<span class=\"cut\" title=\"unchanged text left out\">…</span>";
+  std::string out;
+  for (const WordRun& run : words.runs) {
+    if (run.skipped) out += kGap;
+    if (run.kind == WordRun::Kind::kept) {
+      out += escape_html(run.text);
+      continue;
+    }
+    const char* tag = run.kind == WordRun::Kind::added ? "ins" : "del";
+    const page::Padded text = page::padded(run.text);
+    out += fmt::format("{1}<{0}>{2}</{0}>{3}", tag, escape_html(text.lead), escape_html(text.core),
+                       escape_html(text.trail));
+  }
+  if (words.skipped_after) out += kGap;
+  if (const std::string note = page::held_back_note(words); !note.empty())
+    out += fmt::format(" <span class=\"footer\">({})</span>", escape_html(note));
+  return out;
+}
 
 std::string html_field_changes(const ItemChange& change) {
   return html_changes(change);

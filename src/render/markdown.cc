@@ -38,22 +38,7 @@ std::string markdown_changes(const ItemChange& item) {
       out += "markup only, the text reads the same\n";
       continue;
     }
-    for (const WordRun& run : c.words.runs) {
-      if (run.skipped) out += "…";
-      if (run.kind == WordRun::Kind::kept) {
-        out += inline_text(run.text);
-        continue;
-      }
-      const page::Padded text = page::padded(run.text);
-      const char* mark = run.kind == WordRun::Kind::added ? "**" : "~~";
-      out += inline_text(text.lead);
-      if (!text.core.empty()) out += fmt::format("{0}{1}{0}", mark, inline_text(text.core));
-      out += inline_text(text.trail);
-    }
-    if (c.words.skipped_after) out += "…";
-    if (const std::string note = page::held_back_note(c.words); !note.empty())
-      out += fmt::format(" ({})", note);
-    out += '\n';
+    out += page::markdown_words(c.words) + '\n';
   }
   return out;
 }
@@ -130,6 +115,26 @@ std::string render_markdown(const ChangeView& c, const RenderOptions& options) {
 }
 
 namespace page {
+
+std::string markdown_words(const WordExcerpt& words) {
+  std::string out;
+  for (const WordRun& run : words.runs) {
+    if (run.skipped) out += "…";
+    if (run.kind == WordRun::Kind::kept) {
+      out += inline_text(run.text);
+      continue;
+    }
+    const page::Padded text = page::padded(run.text);
+    const char* mark = run.kind == WordRun::Kind::added ? "**" : "~~";
+    out += inline_text(text.lead);
+    if (!text.core.empty()) out += fmt::format("{0}{1}{0}", mark, inline_text(text.core));
+    out += inline_text(text.trail);
+  }
+  if (words.skipped_after) out += "…";
+  if (const std::string note = page::held_back_note(words); !note.empty())
+    out += fmt::format(" ({})", note);
+  return out;
+}
 
 std::string markdown_field_changes(const ItemChange& change) {
   return markdown_changes(change);

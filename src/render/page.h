@@ -92,6 +92,11 @@ std::string text_field_changes(const ItemChange& change, bool color);
 std::string markdown_field_changes(const ItemChange& change);
 /// The same as the HTML page lists them (a <dl>, or "" when there is none).
 std::string html_field_changes(const ItemChange& change);
+/// A word diff as the markdown page writes it inline: ~~removed~~ and **added** text, … where
+/// unchanged text was left out, and what was held back.
+std::string markdown_words(const WordExcerpt& words);
+/// The same as the HTML pages write it: <del> and <ins>, escaped.
+std::string html_words(const WordExcerpt& words);
 /// Text as the markdown page writes it inline (escaped for terminals and markdown).
 std::string markdown_inline(std::string_view text);
 

@@ -237,6 +237,12 @@ TEST_CASE(
   const auto doc = nlohmann::json::parse(json.out);
   CHECK(doc["kind"] == "article");
   CHECK(doc["body_changed"] == true);
+  auto markdown = n.archive({"show", "--format", "markdown"});
+  REQUIRE(markdown.exit_code == 0);
+  CHECK(markdown.out.find("Sentence ~~2~~**three** of the report") != std::string::npos);
+  auto page = n.archive({"show", "--format", "html"});
+  REQUIRE(page.exit_code == 0);
+  CHECK(page.out.find("Sentence <del>2</del><ins>three</ins> of the report") != std::string::npos);
   auto log = n.archive({"log", "news"});
   CHECK(log.out.find("news: article changed: Bridge vote delayed [article] body: 1 edit") !=
         std::string::npos);
