@@ -401,6 +401,11 @@ bool is_article_commit(const CommitInfo& commit);
 /// parent's article.txt): what `show` prints. Errc::not_found for any other commit.
 Result<ArticleView> load_article_change(const Archive& archive, std::string_view revision);
 
+/// The versions of the article an item of source links to, oldest first: the source's article
+/// commits (from the source index) whose Item-Id is the item's.
+Result<std::vector<HistoryArticle>> item_articles(const Archive& archive, std::string_view source,
+                                                  std::string_view item_id);
+
 /// A source's feed versions (newest first, as log NAME lists them) with its article versions
 /// merged in by commit time, at most limit (0: all). The article commits (those that changed
 /// articles/NAME/) come from the source index, as the feed versions do.

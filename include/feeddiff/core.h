@@ -45,6 +45,19 @@ Result<TimeMs> parse_duration(std::string_view text);
 /// Errc::usage, naming the accepted forms, for anything else.
 Result<TimeMs> parse_moment(std::string_view text, TimeMs now);
 
+/// Cuts text to at most max_chars characters (code points), never inside a UTF-8
+/// sequence; true in `cut` when it did.
+std::string_view cut_chars(std::string_view text, std::size_t max_chars, bool* cut);
+
+/// Text on one line: line breaks and tabs become spaces; cut to max_chars characters with
+/// "…" when longer (0: never cut). Not escaped.
+std::string one_line(std::string_view text, std::size_t max_chars = 0);
+
+/// A value as a trailer written by feeddiff keeps it: every control character a space,
+/// trimmed, cut to max_bytes on a character boundary with "..." when longer. What poll
+/// writes and what readers compare with go through this one function.
+std::string trailer_value(std::string_view text, std::size_t max_bytes);
+
 /// The edit distance of two words where swapping two neighbours costs one, as in a typo
 /// ("sycn" for "sync"): optimal string alignment distance.
 std::size_t typo_distance(std::string_view a, std::string_view b);

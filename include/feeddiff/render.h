@@ -60,12 +60,8 @@ std::string render_text(const ChangeView& change, const RenderOptions& options);
 /// The page as markdown, laid out like the reference page.
 std::string render_markdown(const ChangeView& change, const RenderOptions& options);
 
-// escape_terminal (text for a terminal) is core's (feeddiff/core.h, included above): sync and the
-// commands print with it without needing render.
-
-/// Cuts text to at most max_chars characters (code points), never inside a UTF-8
-/// sequence; true in `cut` when it did.
-std::string_view cut_chars(std::string_view text, std::size_t max_chars, bool* cut);
+// escape_terminal (text for a terminal) and cut_chars are core's (feeddiff/core.h, included
+// above): sync and the commands print with them without needing render.
 
 // ===========================================================================================
 // JSON and HTML faces of a change, and the pages of a static site (docs/json.md, docs/site.md)
@@ -252,12 +248,23 @@ struct HistoryVersion {
   std::string href;  ///< its change page for the HTML page, or "" for none
 };
 
+/// A version of the page an item links to (docs/articles.md), as `history NAME ITEM` lists
+/// it beside the item's events.
+struct HistoryArticle {
+  std::string commit;       ///< full id
+  std::string observed_at;  ///< Observed-At, ISO 8601
+  std::string url;          ///< Article-URL, as recorded
+  std::string result;       ///< "added", "changed" or "uncertain", from the commit's title
+  std::string summary;      ///< Article-Summary, or why the extraction is uncertain
+};
+
 /// What `feeddiff history` shows: one item's events (single) or a table of the items.
 struct HistoryView {
   std::string source;                    ///< the source's name
   std::vector<HistoryVersion> versions;  ///< its versions, oldest first; events index them
   std::vector<ItemLife> items;           ///< the item (single) or every item, as first seen
   bool single = false;                   ///< one item, with its events
+  std::vector<HistoryArticle> articles;  ///< single: its article's versions, oldest first
 };
 
 /// `feeddiff history` for a terminal: an item's events with each edit's fields before and

@@ -107,4 +107,28 @@ Result<std::vector<CommitInfo>> with_article_commits(const Archive& archive,
   return out;
 }
 
+Result<std::vector<HistoryArticle>> item_articles(const Archive& archive, std::string_view source,
+                                                  std::string_view item_id) {
+  auto commits = archive.log(fmt::format("articles/{}/", source), 0);
+  if (!commits) return commits.error();
+  // As poll records the id (articles.cc).
+  const std::string recorded = trailer_value(item_id, 300);
+  std::vector<HistoryArticle> out;
+  for (auto it = commits->rbegin(); it != commits->rend(); ++it) {
+    const CommitInfo& c = *it;
+    if (!is_article_commit(c) || trailer_or_empty(c, "Item-Id") != recorded) continue;
+    HistoryArticle a;
+    a.commit = c.id;
+    a.observed_at = trailer_or_empty(c, "Observed-At");
+    a.url = trailer_or_empty(c, "Article-URL");
+    const std::string uncertain = trailer_or_empty(c, "Extraction-Uncertain");
+    a.result = !uncertain.empty()                                       ? "uncertain"
+               : c.title.find(": article added: ") != std::string::npos ? "added"
+                                                                        : "changed";
+    a.summary = uncertain.empty() ? trailer_or_empty(c, "Article-Summary") : uncertain;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 }  // namespace feeddiff

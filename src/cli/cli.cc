@@ -78,12 +78,6 @@ Poll on a schedule with systemd (installed units, see `man feeddiff`):
 Exit codes: 0 success, 1 some sources failed (or drift found), 2 error or usage.
 Run `feeddiff COMMAND --help` for a command's options and examples, `man feeddiff` for all.)";
 
-std::string one_line(std::string message) {
-  for (char& c : message)
-    if (c == '\n' || c == '\r') c = ' ';
-  return message;
-}
-
 int report_error(const Error& error) {
   std::fflush(stdout);
   std::fprintf(stderr, "feeddiff: error: %s\n", escape_terminal(one_line(error.message)).c_str());
@@ -157,7 +151,7 @@ std::string not_a_command(std::string_view word) {
   for (const auto& [command, build] : kBuilders) commands.push_back(command);
   const std::vector<std::string_view> nearest = nearest_words(word, commands, true);
   std::string message =
-      fmt::format("'{}' is not a feeddiff command", escape_terminal(one_line(std::string(word))));
+      fmt::format("'{}' is not a feeddiff command", escape_terminal(one_line(word)));
   if (nearest.empty()) return message + " (see `feeddiff --help`)";
   message += "; did you mean ";
   for (std::size_t i = 0; i < nearest.size(); ++i) {

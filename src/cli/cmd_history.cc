@@ -53,6 +53,9 @@ Result<int> history(const Globals& globals, const HistoryOptions& options) {
     auto found = find_item(*archive, *read, options.source, options.item);
     if (!found) return found.error();
     view.items.push_back(**found);
+    auto articles = item_articles(*archive, options.source, (**found).id);  // docs/articles.md
+    if (!articles) return articles.error();
+    view.articles = std::move(*articles);
   } else {
     view.items = read->items.lives();
   }

@@ -237,4 +237,43 @@ std::vector<std::string_view> nearest_words(std::string_view word,
   return nearest;
 }
 
+std::string_view cut_chars(std::string_view text, std::size_t max_chars, bool* cut) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (chars == max_chars) {
+      if (cut) *cut = true;
+      return text.substr(0, i);
+    }
+    const std::size_t n = decode_utf8(text, i).size;
+    i += n ? n : 1;
+    ++chars;
+  }
+  if (cut) *cut = false;
+  return text;
+}
+
+std::string one_line(std::string_view text, std::size_t max_chars) {
+  std::string flat(text);
+  for (char& c : flat)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (max_chars == 0) return flat;
+  bool cut = false;
+  std::string out(cut_chars(flat, max_chars, &cut));
+  if (cut) out += "…";
+  return out;
+}
+
+std::string trailer_value(std::string_view text, std::size_t max_bytes) {
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  out = std::string(trim(out));
+  if (out.size() > max_bytes) {
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
 }  // namespace feeddiff

@@ -67,19 +67,6 @@ bool http_link(std::string_view url) {
          check_url(url).ok();
 }
 
-std::string one_line(std::string_view text, std::size_t max_chars) {
-  std::string out(text);
-  for (char& c : out)
-    if (c == '\n' || c == '\r' || c == '\t' || (static_cast<unsigned char>(c) < 0x20)) c = ' ';
-  out = std::string(trim(out));
-  if (out.size() > max_chars) {
-    std::size_t cut = max_chars;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-    out = out.substr(0, cut) + "...";
-  }
-  return out;
-}
-
 // "headline, byline changed; body: 2 edits (+14 -9 words)": what an edit changed, for the
 // Article-Summary trailer and poll's line.
 std::string edit_summary(const ArticleFile& before, const ArticleFile& after) {
@@ -371,8 +358,8 @@ class Capture {
       return Ok{};
     }
 
-    const std::string headline =
-        one_line(doubt.empty() ? after.title : (before ? before->title : after.title), kTitleChars);
+    const std::string headline = trailer_value(
+        doubt.empty() ? after.title : (before ? before->title : after.title), kTitleChars);
     const std::string shown = headline.empty() ? redact_url(p.url) : headline;
     const std::string result = !doubt.empty() ? "uncertain" : before ? "changed" : "added";
     CommitMessage message = record_response(p.source->name, recorded_response(r), now_);
@@ -384,9 +371,11 @@ class Capture {
                           : before       ? edit_summary(*before, after)
                                          : fmt::format("{} words", count_words(after.body));
     std::string trailers = fmt::format("Article-URL: {}\nItem-Id: {}\n", redact_recorded_url(p.url),
-                                       one_line(p.item_id, 300));
-    if (!summary.empty()) trailers += fmt::format("Article-Summary: {}\n", one_line(summary, 300));
-    if (!doubt.empty()) trailers += fmt::format("Extraction-Uncertain: {}\n", one_line(doubt, 300));
+                                       trailer_value(p.item_id, 300));
+    if (!summary.empty())
+      trailers += fmt::format("Article-Summary: {}\n", trailer_value(summary, 300));
+    if (!doubt.empty())
+      trailers += fmt::format("Extraction-Uncertain: {}\n", trailer_value(doubt, 300));
     std::string formatted = format_commit_message(message);
     // The article's trailers join the block, after Source and Change-Class.
     const std::size_t block = formatted.find("\n\n");

@@ -19,19 +19,18 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kTitleChars = 100;
 
-// A title as one line, cut to kTitleChars characters; the id when it has none. Unescaped.
-std::string one_line(std::string_view text) {
-  std::string line(text);
-  for (char& c : line)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  bool cut = false;
-  std::string out(cut_chars(line, kTitleChars, &cut));
-  if (cut) out += "…";
-  return out;
+// A title (or an id) as one line, cut to kTitleChars characters. Unescaped.
+std::string title_line(std::string_view text) {
+  return one_line(text, kTitleChars);
+}
+
+// "body: 1 edit (+1 -1 words) https://...": an article version's summary and its URL.
+std::string article_detail(const HistoryArticle& a) {
+  return title_line(a.summary.empty() ? a.url : a.summary + " " + a.url);
 }
 
 std::string label_of(const ItemLife& life) {
-  return one_line(life.title.empty() ? life.id : life.title);
+  return title_line(life.title.empty() ? life.id : life.title);
 }
 
 // "first seen", "changed", ...: an event's kind as the pages write it.
@@ -64,7 +63,7 @@ std::string event_detail(const ItemEvent& e) {
   }
   if (e.kind == ItemEvent::Kind::moved)
     return fmt::format("from position {} to {}", position(c.old_index), position(c.new_index));
-  return one_line(c.title);
+  return title_line(c.title);
 }
 
 const HistoryVersion* version_at(const HistoryView& v, std::size_t index) {
@@ -125,7 +124,7 @@ std::vector<std::pair<std::string, std::string>> item_fields(const HistoryView& 
   };
   std::string older;
   for (const auto& t : life.titles)
-    if (t != life.title) older += (older.empty() ? "" : "; ") + one_line(t);
+    if (t != life.title) older += (older.empty() ? "" : "; ") + title_line(t);
   if (!older.empty()) out.emplace_back("Also titled", older);
   out.emplace_back("First seen", fmt::format("{} ({})", when(v, life.first_seen),
                                              short_commit(v, life.first_seen)));
@@ -213,7 +212,7 @@ std::string render_history_text(const HistoryView& v, bool color) {
       out += fmt::format("{:<16}  {:<16}  {:>5}  {:<8}  {}  {}\n", when(v, life.first_seen),
                          life.last_changed ? when(v, *life.last_changed) : std::string("-"),
                          with_thousands(life.edits), now_word(life),
-                         escape_terminal(label_of(life)), escape_terminal(one_line(life.id)));
+                         escape_terminal(label_of(life)), escape_terminal(title_line(life.id)));
     return out;
   }
   for (const ItemLife& life : v.items) {
@@ -234,6 +233,10 @@ std::string render_history_text(const HistoryView& v, bool color) {
                       c, event_words(e), *c ? reset : "", escape_terminal(event_detail(e)));
       if (e.kind == ItemEvent::Kind::changed) out += page::text_field_changes(e.change, color);
     }
+    if (!v.articles.empty()) out += "\nIts article's versions, oldest first\n";
+    for (const HistoryArticle& a : v.articles)
+      out += fmt::format("  {}  {}  {:<10}  {}\n", html::short_time(a.observed_at),
+                         a.commit.substr(0, 7), a.result, escape_terminal(article_detail(a)));
   }
   if (const std::size_t bad = unreadable(v)) {
     out += fmt::format(
@@ -261,7 +264,7 @@ std::string render_history_markdown(const HistoryView& v) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", when(v, life.first_seen),
                          life.last_changed ? when(v, *life.last_changed) : std::string("-"),
                          life.edits, now_word(life), page::markdown_inline(label_of(life)),
-                         page::markdown_inline(one_line(life.id)));
+                         page::markdown_inline(title_line(life.id)));
     return out;
   }
   for (const ItemLife& life : v.items) {
@@ -274,6 +277,10 @@ std::string render_history_markdown(const HistoryView& v) {
                          short_commit(v, e.version), page::markdown_inline(event_detail(e)));
       if (e.kind == ItemEvent::Kind::changed) out += page::markdown_field_changes(e.change);
     }
+    if (!v.articles.empty()) out += "\n### Its article's versions\n\n";
+    for (const HistoryArticle& a : v.articles)
+      out += fmt::format("- **{}** {} `{}` {}\n", a.result, html::short_time(a.observed_at),
+                         a.commit.substr(0, 7), page::markdown_inline(article_detail(a)));
   }
   return out;
 }
@@ -301,6 +308,14 @@ std::string render_history_json(const HistoryView& v) {
     Json events = Json::array();
     for (const ItemEvent& e : v.items.front().events) events.push_back(event_json(v, e));
     item["events"] = std::move(events);
+    Json articles = Json::array();
+    for (const HistoryArticle& a : v.articles)
+      articles.push_back({{"commit", a.commit},
+                          {"observed_at", a.observed_at},
+                          {"url", a.url},
+                          {"result", a.result},
+                          {"summary", a.summary}});
+    item["articles"] = std::move(articles);
     doc["item"] = std::move(item);
     doc["items"] = nullptr;
   } else {
@@ -342,7 +357,8 @@ std::string render_history_html(const HistoryView& v, const HtmlLinks& links) {
           life.last_changed
               ? escape_html(when(v, *life.last_changed)) + " " + commit_cell(*life.last_changed)
               : std::string("-"),
-          life.edits, now_word(life), escape_html(label_of(life)), escape_html(one_line(life.id)));
+          life.edits, now_word(life), escape_html(label_of(life)),
+          escape_html(title_line(life.id)));
     out += "</tbody>\n</table></div>\n";
     return out + html::tail();
   }
@@ -374,6 +390,17 @@ std::string render_history_html(const HistoryView& v, const HtmlLinks& links) {
                          cls, escape_html(event_words(e)), escape_html(when(v, e.version)),
                          commit_cell(e.version), escape_html(event_detail(e)), changes);
     }
+    out += "</ul>\n</section>\n";
+    if (v.articles.empty()) continue;
+    out += "<section id=\"articles\">\n<h2>Its article's versions</h2>\n<ul class=\"items\">\n";
+    for (const HistoryArticle& a : v.articles)
+      out += fmt::format(
+          "<li><span class=\"kind {}\">{}</span> <div>{} <code>{}</code> {}</div></li>\n",
+          a.result == "uncertain" ? "removed"
+          : a.result == "added"   ? "added"
+                                  : "changed",
+          escape_html(a.result), escape_html(html::short_time(a.observed_at)),
+          escape_html(a.commit.substr(0, 7)), escape_html(article_detail(a)));
     out += "</ul>\n</section>\n";
   }
   return out + html::tail();

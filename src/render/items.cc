@@ -9,14 +9,9 @@ namespace feeddiff {
 
 namespace {
 
-std::string one_line(std::string_view text, std::size_t max_chars) {
-  std::string flat(text);
-  for (char& c : flat)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  bool cut = false;
-  std::string out(cut_chars(flat, max_chars, &cut));
-  if (cut) out += "…";
-  return escape_terminal(out);
+// One line, cut, escaped for a terminal.
+std::string flat(std::string_view text, std::size_t max_chars) {
+  return escape_terminal(one_line(text, max_chars));
 }
 
 }  // namespace
@@ -27,8 +22,8 @@ std::string render_items_text(const Feed& feed) {
   for (const Item& item : feed.items) {
     const std::string& date = item.published.empty() ? item.updated : item.published;
     out += fmt::format("{:>4}  {}\n      {}{}\n", ++n,
-                       one_line(item.title.empty() ? "(untitled)" : item.title, 120),
-                       one_line(item.id, 200), date.empty() ? "" : "  " + one_line(date, 40));
+                       flat(item.title.empty() ? "(untitled)" : item.title, 120),
+                       flat(item.id, 200), date.empty() ? "" : "  " + flat(date, 40));
   }
   return out;
 }

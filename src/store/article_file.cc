@@ -9,14 +9,6 @@ namespace feeddiff {
 
 namespace {
 
-// One header value on one line: a line break in a headline would end the header block.
-std::string one_line(std::string_view value) {
-  std::string out(value);
-  for (char& c : out)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return out;
-}
-
 // The value of `Key: value` when line is that key's line.
 std::optional<std::string> header_value(std::string_view line, std::string_view key) {
   if (!line.starts_with(key) || line.size() < key.size() + 1 || line[key.size()] != ':')
@@ -29,6 +21,7 @@ std::optional<std::string> header_value(std::string_view line, std::string_view 
 }  // namespace
 
 std::string format_article_file(const ArticleFile& a) {
+  // Each header on one line: a line break in a headline would end the header block.
   std::string out = fmt::format("Title: {}\nByline: {}\nPublished: {}\n\n", one_line(a.title),
                                 one_line(a.byline), one_line(a.published));
   out += a.body;

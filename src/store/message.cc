@@ -13,8 +13,9 @@ namespace {
 constexpr std::string_view kNotRecorded = "[not recorded]";
 
 // A recorded value stays on its line: a header folded over lines, or a hostile one, cannot
-// add trailers of its own.
-std::string one_line(std::string_view value) {
+// add trailers of its own. Only CR and LF: a tab is the server's and is kept (core's one_line
+// makes tabs spaces too, for display).
+std::string on_its_line(std::string_view value) {
   std::string out(value);
   for (char& c : out)
     if (c == '\r' || c == '\n') c = ' ';
@@ -103,22 +104,22 @@ std::string redact_recorded_header(std::string_view name, std::string_view value
       lower == "proxy-authorization" || lower == "cookie")
     return std::string(kNotRecorded);
   if (lower == "location" || lower == "content-location")
-    return one_line(redact_recorded_url(value));
-  return one_line(value);
+    return on_its_line(redact_recorded_url(value));
+  return on_its_line(value);
 }
 
 CommitMessage record_response(std::string_view source, const RecordedResponse& response,
                               TimeMs observed) {
   CommitMessage m;
-  m.source = one_line(source);
+  m.source = on_its_line(source);
   m.observed_at = format_iso8601_ms(observed);
   if (auto origin = origin_date_of(response.headers)) m.origin_date = format_iso8601_ms(*origin);
   m.status = std::to_string(response.status);
-  m.final_url = one_line(redact_recorded_url(response.final_url));
+  m.final_url = on_its_line(redact_recorded_url(response.final_url));
   for (const RecordedRedirect& hop : response.redirects)
-    m.redirects.push_back({hop.status, one_line(redact_recorded_url(hop.target))});
+    m.redirects.push_back({hop.status, on_its_line(redact_recorded_url(hop.target))});
   for (const RecordedHeader& h : response.headers)
-    m.headers.push_back({one_line(h.name), redact_recorded_header(h.name, h.value)});
+    m.headers.push_back({on_its_line(h.name), redact_recorded_header(h.name, h.value)});
   return m;
 }
 
@@ -130,7 +131,7 @@ std::string version_title(std::string_view source, bool added, std::size_t bytes
 
 std::string not_a_feed_title(std::string_view source, std::string_view kind, std::size_t bytes,
                              std::string_view status) {
-  return fmt::format("{}: not a feed ({}, {} bytes, HTTP {})", source, one_line(kind), bytes,
+  return fmt::format("{}: not a feed ({}, {} bytes, HTTP {})", source, on_its_line(kind), bytes,
                      status);
 }
 
@@ -150,7 +151,7 @@ std::string format_trailers(const CommitMessage& m) {
   std::string out;
   auto line = [&](std::string_view key, const std::optional<std::string>& value) {
     // A value stays on its line, whatever text from a body it holds.
-    if (value) out += fmt::format("{}: {}\n", key, one_line(*value));
+    if (value) out += fmt::format("{}: {}\n", key, on_its_line(*value));
   };
   line("Source", m.source);
   line("Change-Class", m.change_class);

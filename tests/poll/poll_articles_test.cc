@@ -246,6 +246,26 @@ TEST_CASE(
   auto log = n.archive({"log", "news"});
   CHECK(log.out.find("news: article changed: Bridge vote delayed [article] body: 1 edit") !=
         std::string::npos);
+  // history NAME ITEM lists the article's versions beside the item's events.
+  auto history = n.archive({"history", "news", "g-one"});
+  INFO(history.err);
+  REQUIRE(history.exit_code == 0);
+  const auto listed = history.out.find("Its article's versions, oldest first\n");
+  REQUIRE(listed != std::string::npos);
+  const auto added = history.out.find("added       ", listed);
+  const auto changed = history.out.find("changed     body: 1 edit (+1 -1 words) http", listed);
+  CHECK(added != std::string::npos);
+  CHECK(changed != std::string::npos);
+  CHECK(added < changed);
+  auto history_json = n.archive({"history", "news", "g-one", "--format", "json"});
+  REQUIRE(history_json.exit_code == 0);
+  const auto item = nlohmann::json::parse(history_json.out)["item"];
+  REQUIRE(item["articles"].size() == 2);
+  CHECK(item["articles"][1]["result"] == "changed");
+  // Another item's history lists only its own article's versions.
+  auto other = n.archive({"history", "news", "g-two", "--format", "json"});
+  REQUIRE(other.exit_code == 0);
+  CHECK(nlohmann::json::parse(other.out)["item"]["articles"].size() == 1);
 
   // Once more, nothing changed: a 304 and an identical page make nothing.
   n.now = "2026-10-01T20:00:00.000Z";
