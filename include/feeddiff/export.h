@@ -32,12 +32,13 @@ namespace feeddiff {
 
 /// What one export run added for one source.
 struct SqliteExportSource {
-  std::string name;              ///< the source (and git-history namespace)
-  std::size_t commits = 0;       ///< commits of raw/<name>/ exported by this run
-  std::size_t versions = 0;      ///< item_version rows added
-  std::size_t new_items = 0;     ///< item rows added (first versions)
-  std::size_t unreadable = 0;    ///< versions whose body normalize could not read (no items)
-  std::size_t already_done = 0;  ///< commits a previous run had exported (skipped)
+  std::string name;                  ///< the source (and git-history namespace)
+  std::size_t commits = 0;           ///< commits of raw/<name>/ exported by this run
+  std::size_t versions = 0;          ///< item_version rows added
+  std::size_t new_items = 0;         ///< item rows added (first versions)
+  std::size_t unreadable = 0;        ///< versions whose body normalize could not read (no items)
+  std::size_t already_done = 0;      ///< commits a previous run had exported (skipped)
+  std::size_t article_versions = 0;  ///< article_version rows added (docs/articles.md)
 };
 
 /// What one export run added, source by source in the order asked.

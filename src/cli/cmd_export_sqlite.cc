@@ -24,9 +24,13 @@ Result<int> export_sqlite_run(const Globals& globals, const ExportSqliteOptions&
   if (!report) return report.error();
   std::string out;
   for (const auto& s : report->sources) {
+    const std::string articles =
+        s.article_versions
+            ? "; " + plural(s.article_versions, "article version", "article versions")
+            : std::string();
     if (!s.commits) {
-      out +=
-          fmt::format("{}: up to date ({})\n", s.name, plural(s.already_done, "commit", "commits"));
+      out += fmt::format("{}: up to date ({}){}\n", s.name,
+                         plural(s.already_done, "commit", "commits"), articles);
       continue;
     }
     out += fmt::format("{}: {}, {} ({})", s.name, plural(s.commits, "new commit", "new commits"),
@@ -35,7 +39,7 @@ Result<int> export_sqlite_run(const Globals& globals, const ExportSqliteOptions&
     if (s.unreadable)
       out += fmt::format("; {} not readable as a feed",
                          plural(s.unreadable, "version was", "versions were"));
-    out += "\n";
+    out += articles + "\n";
   }
   write_out(out);
   return 0;

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "export/sqlite_articles.h"
 #include "feeddiff/core.h"
 #include "feeddiff/export.h"
 #include "feeddiff/normalize.h"
@@ -363,6 +364,9 @@ class Exporter {
       }
       if (auto ok = add_items(source, doc->feed, commit_pk, report); !ok) return ok.error();
     }
+    auto articles = export_article_versions(archive_, db_, namespace_, source);
+    if (!articles) return articles.error();
+    report.article_versions = *articles;
     return report;
   }
 
@@ -508,6 +512,7 @@ Result<SqliteExportReport> export_sqlite(const Archive& archive,
   if (!transaction) return transaction.error();
   if (auto ok = check_shape(*db); !ok) return ok.error();
   if (auto ok = db->exec(schema_sql()); !ok) return ok.error();
+  if (auto ok = db->exec(article_schema_sql()); !ok) return ok.error();
   auto statements = prepare_all(*db);
   if (!statements) return statements.error();
   auto known = known_items(*db);
