@@ -103,6 +103,22 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   if (source.empty()) {
     // An article version (docs/articles.md): its own page, headline to body.
     auto commit = archive->resolve(revision);
+    if (commit && is_backfill_commit(*commit)) {
+      // The publisher's archive (docs/backfill.md): its pages and items, never as changes.
+      auto view = load_backfill_change(*archive, commit->id);
+      if (!view) return view.error();
+      if (options.format == "json") {
+        write_out(render_backfill_json(*view));
+      } else if (options.format == "text") {
+        RenderOptions render;
+        render.color = use_color(globals);
+        write_out(render_backfill_text(*view, render));
+      } else {
+        return Error{Errc::usage, fmt::format("commit {} is a backfill: shown as text or json only",
+                                              commit->short_id())};
+      }
+      return 0;
+    }
     if (commit && is_article_commit(*commit)) {
       auto view = load_article_change(*archive, commit->id);
       if (!view) return view.error();
