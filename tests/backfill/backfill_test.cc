@@ -299,3 +299,32 @@ TEST_CASE("The items file reads back what was written, tabs and line breaks incl
   CHECK(parse_backfill_items(format_backfill_items(items)) == items);
   CHECK(parse_backfill_items("garbage\n").empty());
 }
+
+TEST_CASE("The source's credentials go to archive pages on their own origin only", "[backfill]") {
+  ArchiveServer server;
+  const std::string base = server.url("/");
+  const std::string port(*split_url(base).port);
+  server.page("/feed.atom", atom_page({4, 3}, {{"prev-archive", "/archive/2.atom"}}));
+  // The same server under another name: another origin.
+  server.page(
+      "/archive/2.atom",
+      atom_page({3, 2}, {{"prev-archive", "http://localhost:" + port + "/archive/1.atom"}}, true));
+  server.page("/archive/1.atom", atom_page({1}, {}, true));
+  CliArchive cli("backfill-credentials");
+  std::string url = server.url("/feed.atom");
+  url.insert(url.find("://") + 3, "me:secret@");
+  REQUIRE(cli({"add", "blog", url}).exit_code == 0);
+  REQUIRE(cli({"poll", "--force", "--timeout", "5s"}).exit_code == 0);
+  auto report = walk(cli, walk_options("blog"));
+  REQUIRE(report);
+  CHECK(report->stop == BackfillStop::last_page);
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[0].header("Authorization"));  // the poll's
+  CHECK(requests[1].header("Authorization"));  // /archive/2.atom: the same origin
+  CHECK(requests[1].target == "/archive/2.atom");
+  CHECK_FALSE(requests[2].header("Authorization"));  // localhost: another origin
+  CHECK(requests[2].target == "/archive/1.atom");
+  // Nothing recorded carries them.
+  CHECK(cli.git({"grep", "-q", "secret", "HEAD"}).exit_code == 1);
+}
