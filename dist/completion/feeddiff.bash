@@ -39,7 +39,8 @@ _feeddiff_options() {
   case $1 in
     init | remove | normalize) echo "-h --help" ;;
     cat) echo "-h --help --feed --at=" ;;
-    add) echo "-h --help --every= --articles" ;;
+    add) echo "-h --help --every= --articles --backfill" ;;
+    backfill) echo "-h --help --max-pages= --delay= --timeout= --max-body= --wait" ;;
     poll) echo "-h --help --force --wait -q --quiet -v --verbose --no-progress --digest -j= --jobs=
       --per-host= --timeout= --connect-timeout= --max-body= --shard= --sync --remote=" ;;
     sync) echo "-h --help --tries= --wait -q --quiet" ;;
@@ -72,7 +73,7 @@ _feeddiff_arguments() {
     clone) echo "new dir" ;;
     sync) echo "remote" ;;
     add) echo "new new" ;;
-    remove | log | enable) echo "source" ;;
+    remove | log | enable | backfill) echo "source" ;;
     poll | status | export-sqlite | export-warc) echo "source..." ;;
     show | cat) echo "commit source" ;;
     history) echo "source item" ;;
@@ -87,7 +88,7 @@ _feeddiff_arguments() {
 _feeddiff() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="init clone add remove poll sync log show history cat status enable trust import export-opml
-    export-sqlite export-warc gc migrate site fixtures normalize items diff article search"
+    export-sqlite export-warc gc migrate site fixtures normalize items diff article search backfill"
   COMPREPLY=()
 
   # `--opt=value` reaches us as `--opt`, `=`, `value` (= is in COMP_WORDBREAKS).

@@ -2,7 +2,7 @@
 # names (from its feeddiff.toml) and commit ids. tests/cli/install_test.cc checks that every
 # command and option of `--help` appears here.
 
-set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite export-warc gc migrate site fixtures normalize items diff article search
+set -l feeddiff_commands init clone add remove poll sync log show history cat status enable trust import export-opml export-sqlite export-warc gc migrate site fixtures normalize items diff article search backfill
 
 # The archive: -C's value, else the current directory; the top of its git repository.
 function __feeddiff_archive
@@ -60,6 +60,7 @@ complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a 
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a items -d 'List a feed\'s items'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a article -d 'Print the readable article of an HTML page'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a search -d 'Search every version of every item'
+complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a backfill -d 'Record the feed\'s own archive'
 complete -c feeddiff -n "not __fish_seen_subcommand_from $feeddiff_commands" -a diff -d 'Compare two versions'
 
 complete -c feeddiff -n "__fish_seen_subcommand_from $feeddiff_commands" -s h -l help -d 'Print help and exit'
@@ -75,6 +76,13 @@ complete -c feeddiff -n '__fish_seen_subcommand_from fixtures' -a 'check update 
 # Options.
 complete -c feeddiff -n '__fish_seen_subcommand_from add import' -l every -x -d 'Poll interval'
 complete -c feeddiff -n '__fish_seen_subcommand_from add' -l articles -d 'Capture the page each item links to'
+complete -c feeddiff -n '__fish_seen_subcommand_from add' -l backfill -d 'Poll it, then record the feed\'s own archive'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -x -a '(__feeddiff_sources)'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -l max-pages -x -d 'Archive pages fetched at most'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -l delay -x -d 'Pause between requests to one host'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -l timeout -x -d 'Time limit of one page'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -l max-body -x -d 'Largest page accepted'
+complete -c feeddiff -n '__fish_seen_subcommand_from backfill' -l wait -d 'Wait for a running poll'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l force -d 'Fetch even sources not due'
 complete -c feeddiff -n '__fish_seen_subcommand_from poll' -l sync -d 'Then publish as feeddiff sync does'
 complete -c feeddiff -n '__fish_seen_subcommand_from cat' -l feed -d 'The last feed version, even when the last response was no feed'

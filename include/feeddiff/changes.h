@@ -391,6 +391,16 @@ std::optional<ChangeClass> change_class(const Archive& archive, const CommitInfo
 /// items is the change's summary when it was computed.
 std::string site_items_label(const CommitInfo& commit, const std::optional<ItemDiff>& items);
 
+// ---- Backfill commits (docs/backfill.md): Change-Class backfill, under backfill/<source>/
+// and never raw/: the publisher's archive, no feed version ----
+
+/// Whether the commit records a walk of a publisher's archive rather than a feed version.
+bool is_backfill_commit(const CommitInfo& commit);
+
+/// What a backfill commit recorded: its pages (Backfill-Page trailers) and the items file at
+/// the commit (count, oldest and newest dates). Errc::not_found for any other commit.
+Result<BackfillView> load_backfill_change(const Archive& archive, std::string_view revision);
+
 // ---- Article versions (docs/articles.md): commits of Change-Class article or
 // article-uncertain, which change articles/<source>/... and never raw/ ----
 

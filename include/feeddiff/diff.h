@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/core.h"
 #include "feeddiff/normalize.h"
 
 namespace feeddiff {
@@ -245,6 +246,11 @@ struct ItemDiff {
 /// skipped for callers that only need the kinds and field names (poll's cosmetic test).
 /// `insignificant` marks changed items (and the whole diff) minor.
 ///
+/// A feed's date (RFC 3339 as Atom, JSON Feed and dc:date write it, or RFC 822 as RSS
+/// pubDate does) as milliseconds since 1970, UTC; nullopt for anything else. The reading
+/// diff_items orders items by.
+std::optional<TimeMs> feed_date(std::string_view text);
+
 /// A removed item is aged out (ItemChange::aged_out) when every item older than it in its
 /// run of the old feed is gone too: it fell off the end of the window, where an item pulled
 /// while older ones stay is just removed. The old end is the last item (feeds list newest

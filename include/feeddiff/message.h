@@ -168,4 +168,30 @@ inline constexpr std::string_view kArticleClass = "article";
 /// See kArticleClass: archived, marked Extraction-Uncertain, never reported as an edit.
 inline constexpr std::string_view kArticleUncertainClass = "article-uncertain";
 
+// ---- The publisher's archive (docs/backfill.md): backfill/NAME/items ----
+
+/// The Change-Class of a backfill commit: pages of the publisher's own archive and their
+/// items, under backfill/NAME/ (never raw/): not an observed version of the feed.
+inline constexpr std::string_view kBackfillClass = "backfill";
+
+/// One item of a publisher's archive as a backfill commit keeps it: dated by the item's
+/// own published (else updated) time, never by when it was fetched.
+struct BackfillItem {
+  std::string date;     ///< that time, ISO 8601 UTC (format_iso8601_ms); "" when undated
+  std::string written;  ///< the date as the feed wrote it ("" when undated)
+  std::string id;       ///< the item's identity (Item::id)
+  std::string page;     ///< the page's key: the directory backfill/NAME/<page>/ it came from
+  std::string title;    ///< its title, plain text
+  std::string link;     ///< its link
+  /// Field by field.
+  bool operator==(const BackfillItem&) const = default;
+};
+
+/// One line per item, each field after a tab (append_tab_field: tab, newline and backslash
+/// escaped), in the order given: date, written, id, page, title, link.
+std::string format_backfill_items(const std::vector<BackfillItem>& items);
+
+/// Reads format_backfill_items's output back; a line that is not one is skipped.
+std::vector<BackfillItem> parse_backfill_items(std::string_view text);
+
 }  // namespace feeddiff

@@ -111,6 +111,34 @@ std::string render_article_markdown(const ArticleView& view);
 /// word diff with <del> and <ins>; the URL linked only when it is http(s).
 std::string render_article_html(const ArticleView& view);
 
+/// One page a backfill walked, as its commit's Backfill-Page trailer names it.
+struct BackfillPageView {
+  std::size_t number = 0;  ///< 2, 3, ... (page 1, the current document, is not listed)
+  std::string result;      ///< new, changed or unchanged
+  std::string via;         ///< prev-archive, next or next_url: the link that led to it
+  std::string url;         ///< the page's URL (text from the feed)
+};
+
+/// A backfill commit (docs/backfill.md): the pages walked and the items recorded.
+struct BackfillView {
+  std::string commit_id;    ///< full id
+  std::string title;        ///< commit title
+  std::string source;       ///< the source
+  std::string observed_at;  ///< when the walk ran (Observed-At)
+  std::string summary;      ///< Backfill-Summary
+  std::string stop;         ///< Backfill-Stop: last page, loop, page cap, not a feed, failed
+  std::vector<BackfillPageView> pages;  ///< in walk order
+  std::size_t items = 0;                ///< items of backfill/NAME/items at the commit
+  std::string oldest;                   ///< the oldest item's own date, "" when none is dated
+  std::string newest;                   ///< the newest
+};
+
+/// A backfill commit for a terminal: the source, the pages walked, the items' count and
+/// dates; every value from the feed escaped.
+std::string render_backfill_text(const BackfillView& view, const RenderOptions& options);
+/// The same as one JSON document (docs/json.md, "backfill").
+std::string render_backfill_json(const BackfillView& view);
+
 /// One entry of `feeddiff log`.
 struct LogEntry {
   std::string id;                          ///< full commit id

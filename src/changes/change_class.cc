@@ -16,6 +16,8 @@ std::optional<ChangeClass> class_from_trailers(const CommitInfo& commit) {
     if (const std::string* why = commit.trailer("Not-A-Feed")) out.summary = *why;
   } else if (*name == kArticleUncertainClass) {
     if (const std::string* why = commit.trailer("Extraction-Uncertain")) out.summary = *why;
+  } else if (*name == kBackfillClass) {
+    if (const std::string* summary = commit.trailer("Backfill-Summary")) out.summary = *summary;
   } else if (*name == kArticleClass) {
     if (const std::string* summary = commit.trailer("Article-Summary")) out.summary = *summary;
   } else if (const std::string* summary = commit.trailer("Item-Summary")) {

@@ -13,7 +13,7 @@ namespace {
 // no item of the feed changed in it (contract: never item-diffed).
 bool no_item_version(const CommitInfo& c) {
   const auto recorded = class_from_trailers(c);
-  return is_article_commit(c) ||
+  return is_article_commit(c) || is_backfill_commit(c) ||
          (recorded && (recorded->name == "not-a-feed" || recorded->name == "restored"));
 }
 

@@ -12,7 +12,7 @@ namespace feeddiff {
 
 namespace {
 
-constexpr std::string_view kResponseFiles[] = {kNotAFeedFile, "response.xml", "response.json"};
+constexpr std::string_view kLastResponseFiles[] = {kNotAFeedFile, "response.xml", "response.json"};
 
 // Whether feeddiff.toml on the branch names a source so (from the cache of its sources, so
 // that `show HEAD` neither reads nor parses a file of thousands of sources to learn it).
@@ -29,7 +29,7 @@ Result<std::optional<FeedInput>> source_response_at(const Archive& archive,
   if (auto ok = check_source_name(source); !ok) return ok.error();
   auto dir = archive.source_dir_at(commit.id, source);
   if (!dir) return dir.error();
-  for (std::string_view file : kResponseFiles) {
+  for (std::string_view file : kLastResponseFiles) {
     if (file == kNotAFeedFile && !last_response) continue;
     const std::string path = *dir + std::string(file);
     auto body = archive.read(commit.id, path);

@@ -118,6 +118,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"diff", cli::diff_command},
     {"article", cli::article_command},
     {"search", cli::search_command},
+    {"backfill", cli::backfill_command},
 };
 
 Builder builder_of(std::string_view name) {

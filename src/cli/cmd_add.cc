@@ -15,6 +15,7 @@ struct AddOptions {
   std::string url;
   std::string every = "1h";
   bool articles = false;
+  bool backfill = false;
 };
 
 Result<int> add(const Globals& globals, const AddOptions& options) {
@@ -23,18 +24,35 @@ Result<int> add(const Globals& globals, const AddOptions& options) {
   auto every = parse_duration(options.every);
   if (!every) return every.error();
   if (*every < 60'000) return Error{Errc::usage, "--every must be at least 1m (be polite)"};
-  auto edit = open_for_edit(globals.dir);
-  if (!edit) return edit.error();
-  auto added = add_source(*edit, options.name, options.url, *every, current_time, options.articles);
-  if (!added) return added.error();
-  const SourceConfig& source = added->source;
-  write_out(fmt::format("Added {} ({}, every {}{}){}\n", source.name, redact_url(source.url),
-                        format_duration(source.every),
-                        source.articles ? ", with the articles its items link to" : "",
-                        !added->credentials_stored ? ""
-                                                   : "; its credentials are kept in "
-                                                     ".git/feeddiff/credentials, not in a commit"));
-  return 0;
+  {
+    // The edit holds the archive's lock: released before the first poll takes it.
+    auto edit = open_for_edit(globals.dir);
+    if (!edit) return edit.error();
+    auto added =
+        add_source(*edit, options.name, options.url, *every, current_time, options.articles);
+    if (!added) return added.error();
+    const SourceConfig& source = added->source;
+    write_out(fmt::format("Added {} ({}, every {}{}){}\n", source.name, redact_url(source.url),
+                          format_duration(source.every),
+                          source.articles ? ", with the articles its items link to" : "",
+                          !added->credentials_stored
+                              ? ""
+                              : "; its credentials are kept in "
+                                ".git/feeddiff/credentials, not in a commit"));
+  }
+  if (!options.backfill) return 0;
+  // The first poll, then the publisher's archive from the version it recorded.
+  auto walk = backfill_options(options.name, kDefaultBackfillPages, "1s", "2m", "50MiB", false);
+  if (!walk) return walk.error();
+  auto archive = open_archive(globals);
+  if (!archive) return archive.error();
+  auto report = poll_and_backfill(*archive, *walk);
+  if (!report) return report.error();
+  write_out(fmt::format("{}: {}{}\n", options.name, outcome_name(report->poll.outcome),
+                        report->poll.message.empty()
+                            ? std::string()
+                            : " (" + escape_terminal(report->poll.message) + ")"));
+  return print_backfill(report->backfill);
 }
 
 }  // namespace
@@ -53,11 +71,14 @@ Command add_command(CLI::App& root, const Globals& globals) {
   app->add_flag(
       "--articles", options->articles,
       "Capture the page each item links to as well (`articles = true`; docs/articles.md)");
+  app->add_flag("--backfill", options->backfill,
+                "Poll it now, then record the feed's own archive (see `feeddiff backfill --help`)");
   app->footer(R"(Examples:
   feeddiff add pytorch https://pytorch.org/blog/feed/
   feeddiff add hn https://news.ycombinator.com/rss --every 15m
   feeddiff add news https://example.com/rss.xml --articles
   feeddiff add private https://me:secret@example.com/feed.xml
+  feeddiff add blog https://example.com/feed.atom --backfill
 
 feeddiff.toml is edited in place: the new [sources.NAME] table is appended, every comment
 and line already there stays. It is refused while feeddiff.toml has edits not committed

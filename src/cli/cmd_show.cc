@@ -78,6 +78,24 @@ Result<int> show_article(const Globals& globals, const ShowOptions& options, con
   return 0;
 }
 
+// The publisher's archive (docs/backfill.md): its pages and items, never as changes.
+Result<int> show_backfill(const Globals& globals, const ShowOptions& options,
+                          const Archive& archive, const CommitInfo& commit) {
+  auto view = load_backfill_change(archive, commit.id);
+  if (!view) return view.error();
+  if (options.format == "json") {
+    write_out(render_backfill_json(*view));
+  } else if (options.format == "text") {
+    RenderOptions render;
+    render.color = use_color(globals);
+    write_out(render_backfill_text(*view, render));
+  } else {
+    return Error{Errc::usage, fmt::format("commit {} is a backfill: shown as text or json only",
+                                          commit.short_id())};
+  }
+  return 0;
+}
+
 Result<int> show(const Globals& globals, const ShowOptions& options) {
   std::vector<ItemChange::Kind> only;
   if (!options.only.empty()) {
@@ -89,9 +107,13 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   if (!archive) return archive.error();
   auto target = target_of(*archive, options);
   if (!target) return target.error();
-  if (target->source.empty())
-    if (auto commit = archive->resolve(target->revision); commit && is_article_commit(*commit))
+  if (target->source.empty()) {
+    auto commit = archive->resolve(target->revision);
+    if (commit && is_backfill_commit(*commit))
+      return show_backfill(globals, options, *archive, *commit);
+    if (commit && is_article_commit(*commit))
       return show_article(globals, options, *archive, *commit);
+  }
   auto change = load_change(
       *archive,
       {.revision = target->revision, .source = target->source, .normalized = options.normalized});

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feeddiff/backfill.h"
 #include "feeddiff/config.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
@@ -57,6 +58,14 @@ Command diff_command(CLI::App& root, const Globals& globals);
 Command history_command(CLI::App& root, const Globals& globals);
 Command migrate_command(CLI::App& root, const Globals& globals);
 Command trust_command(CLI::App& root, const Globals& globals);
+Command backfill_command(CLI::App& root, const Globals& globals);
+
+/// backfill's options from its flags (cmd_backfill.cc), shared with `add --backfill`.
+Result<BackfillOptions> backfill_options(const std::string& name, std::size_t max_pages,
+                                         const std::string& delay, const std::string& timeout,
+                                         const std::string& max_body, bool wait);
+/// Prints a walk's pages and where it stopped; the exit code (0, 1 partial, 2 failed).
+int print_backfill(const BackfillReport& report);
 
 /// Opens the archive named by -C.
 Result<Archive> open_archive(const Globals& globals);

@@ -604,4 +604,10 @@ std::optional<ItemChange::Kind> item_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<TimeMs> feed_date(std::string_view text) {
+  const auto seconds = feed_time(text);
+  if (!seconds) return std::nullopt;
+  return *seconds * 1000;
+}
+
 }  // namespace feeddiff
