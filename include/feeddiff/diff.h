@@ -3,6 +3,7 @@
 // and the worst case bounded); items in, an item-level summary out.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -263,6 +264,11 @@ std::optional<TimeMs> feed_date(std::string_view text);
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
                     const std::vector<std::string>& ignore = {}, bool field_values = true,
                     const Insignificant& insignificant = {});
+
+/// A feed's date as seconds since 1970, read as diff_items reads them (for aged-out items):
+/// RFC 3339 (a date alone too) or RFC 822 (the weekday optional, two-digit years, the US
+/// zone names); nullopt for anything else.
+std::optional<std::int64_t> parse_feed_date(std::string_view text);
 
 /// The class of a change between two feed versions, as the Change-Class trailer and `log`
 /// name it: "items" when an item was added, removed (aged out included), reappeared,

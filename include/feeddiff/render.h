@@ -207,6 +207,9 @@ struct SiteSource {
   /// Its edited items, newest edit first: label (the item's title) and href of its page,
   /// relative to the site's top (items/NAME/KEY.html).
   std::vector<std::pair<std::string, std::string>> edited;
+  /// Its complete-history feed set (RFC 5005), relative to the source's page (NAME/history/),
+  /// or "" when the site wrote none.
+  std::string history_dir;
 };
 
 /// Changes on one history page of the site; only the newest page of a list fills up, so
@@ -248,15 +251,60 @@ inline constexpr std::size_t kSourceFeedEntries = 50;
 struct SiteFeedEntry {
   SiteChange change;       ///< the change, as the history pages list it
   std::string items_html;  ///< render_items_html of the change (already escaped HTML), or ""
+  /// The ids of the items the change pulled from the feed (removed while older items stayed,
+  /// not aged out): each an RFC 6721 tombstone after the entry.
+  std::vector<std::string> pulled;
 };
 
 /// A source's Atom feed: one entry per commit that changed it (id urn:feeddiff:commit:<id>,
 /// as in the archive's feed), newest first; each entry's content (type html) holds the item
 /// changes with their before and after, so a feed reader shows what changed. feed_id names
 /// the feed; the feed lives at sources/NAME/feed.atom, so its links are relative to that
-/// directory unless base_url (the site's top, ending in '/') makes them absolute.
+/// directory unless base_url (the site's top, ending in '/') makes them absolute. A change
+/// that pulled items is followed by an `at:deleted-entry` (RFC 6721) for each, dated by the
+/// change; the tombstone namespace is declared only in a feed that has one, so every other
+/// feed keeps its bytes.
 std::string render_source_atom(const std::string& source, const std::vector<SiteFeedEntry>& entries,
                                const std::string& feed_id, const std::string& base_url);
+
+/// One item of a source's complete-history feed set (RFC 5005 archived feeds): the newest
+/// version feeddiff recorded of it, or, when it was pulled from the feed, its tombstone.
+struct HistoryFeedItem {
+  std::string id;                    ///< the item's identity (Item::id)
+  bool deleted = false;              ///< pulled from the feed (not aged out): an RFC 6721 tombstone
+  std::string recorded_at;           ///< when feeddiff recorded this version (ISO-8601 UTC)
+  std::string commit;                ///< the commit of that version (its change page)
+  std::string title;                 ///< plain text, as the feed had it
+  std::string link;                  ///< the item's page
+  std::string published;             ///< RFC 3339 (the feed's date converted), or "" when unknown
+  std::vector<std::string> authors;  ///< names
+  std::string summary;               ///< HTML as the feed wrote it
+  std::string content;               ///< HTML as the feed wrote it
+};
+
+/// One document of a source's complete-history set: the current one (number 0) or the
+/// sealed archive page `number` (1 the oldest). Its files are history/current.atom|json and
+/// history/archive-N.atom|json under sources/NAME/, so its links are relative to that
+/// directory.
+struct HistoryFeedPage {
+  std::string source;                  ///< the source's name
+  std::string feed_id;                 ///< the set's atom:id (every document of the set shares it)
+  std::size_t number = 0;              ///< 0: the current document; else the archive page
+  std::size_t archives = 0;            ///< sealed pages when this one was written
+  std::string updated;                 ///< ISO-8601 UTC: the newest recorded_at it shows
+  std::vector<HistoryFeedItem> items;  ///< oldest first (as they entered the set)
+};
+
+/// The document as Atom: the current one links `prev-archive` to the newest archive page;
+/// an archive page carries `fh:archive`, `current`, `prev-archive` (but the first) and
+/// `next-archive` (archive-N+1, which for the newest page exists once it is sealed in turn:
+/// a page's bytes never change). Items newest first; a pulled item is an `at:deleted-entry`. Each
+/// entry's updated is its recorded_at, so RFC 5005's "most recently updated" rule picks the newest
+/// version. Text from the feed is XML-escaped (characters XML forbids become U+FFFD).
+std::string render_history_atom(const HistoryFeedPage& page);
+/// The same document as JSON Feed 1.1: next_url chains to the next older page; a pulled
+/// item is an item with `_feeddiff: {"deleted": TIME}` and empty content_text.
+std::string render_history_json(const HistoryFeedPage& page);
 
 /// A feed's items as a table for a terminal: position, identity, date, title (escaped).
 std::string render_items_text(const Feed& feed);

@@ -23,6 +23,9 @@ struct SiteOptions {
   /// where its row is, its place in its source's list). Also the ids checked at once for
   /// pages gone. Tests make it small: rounds of a few commits give the pages one round gives.
   std::size_t round = 100'000;
+  /// Items an archive page of a source's complete-history set holds (RFC 5005 archived
+  /// feeds: sources/NAME/history/). Tests make it small.
+  std::size_t history_page = 100;
 };
 
 /// What a build did: the counts `feeddiff site` prints.
@@ -36,6 +39,7 @@ struct SiteReport {
   std::size_t rendered = 0;   ///< change pages rendered (each a diff of two versions)
   std::size_t ignored = 0;    ///< rows of the state files that were not the site's own
   std::size_t refused = 0;    ///< raw artifacts not published: names feeddiff never writes
+  std::size_t sealed = 0;     ///< complete-history archive pages sealed by this run
   std::string first_refused;  ///< the first of them, "PATH in commit ID"
   std::string state_dir;      ///< DIR/.feeddiff-site, where the lists are kept
   std::string index;          ///< DIR/index.html

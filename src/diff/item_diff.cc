@@ -428,6 +428,10 @@ std::vector<bool> aged_out_items(const Feed& old_feed, const Feed& new_feed,
 
 }  // namespace
 
+std::optional<std::int64_t> parse_feed_date(std::string_view text) {
+  return feed_time(text);
+}
+
 ItemDiff diff_items(const Feed& old_feed, const Feed& new_feed,
                     const std::vector<std::string>& ignore, bool field_values,
                     const Insignificant& insignificant) {

@@ -91,12 +91,18 @@ dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}
 
 }  // namespace
 
-std::string head(std::string_view title, std::string_view atom_href) {
+std::string head(std::string_view title, std::string_view atom_href,
+                 const std::vector<std::pair<std::string, std::string>>& more_atom) {
   std::string alternate;
   if (const auto href = safe_href(atom_href))
     alternate = fmt::format(
         "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}\" href=\"{}\">\n",
         escape_html(title), *href);
+  for (const auto& [feed_title, feed_href] : more_atom)
+    if (const auto href = safe_href(feed_href))
+      alternate += fmt::format(
+          "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}\" href=\"{}\">\n",
+          escape_html(feed_title), *href);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

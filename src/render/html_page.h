@@ -12,7 +12,9 @@ namespace feeddiff::html {
 
 /// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here. atom_href, when
 /// safe and not empty, is announced as the page's Atom feed (link rel="alternate").
-std::string head(std::string_view title, std::string_view atom_href = {});
+/// more_atom: further Atom feeds the page announces, each (title, href).
+std::string head(std::string_view title, std::string_view atom_href = {},
+                 const std::vector<std::pair<std::string, std::string>>& more_atom = {});
 
 /// `</body></html>` and the final line end.
 std::string tail();

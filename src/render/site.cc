@@ -101,7 +101,11 @@ std::string render_site_index(const std::vector<SiteSource>& sources,
 std::string render_source_page(const SiteSource& s) {
   // Its Atom feed (sources/NAME/feed.atom): the page lives in sources/.
   const std::string feed = s.name + "/feed.atom";
-  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed);
+  std::vector<std::pair<std::string, std::string>> more_feeds;
+  if (!s.history_dir.empty())
+    more_feeds.emplace_back(fmt::format("{}: every item feeddiff recorded", s.name),
+                            s.history_dir + "current.atom");
+  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds);
   out += html::nav({{"Archive", "../index.html"}});
   out += "<header>\n<p class=\"kicker\">Source</p>\n";
   out += fmt::format("<h1>{}</h1>\n", escape_html(s.name));
@@ -109,6 +113,12 @@ std::string render_source_page(const SiteSource& s) {
     out += fmt::format("<p class=\"path\"><code>{}</code></p>\n", html::link(s.url, s.url));
   out += fmt::format("<p class=\"id\">{}</p>\n",
                      html::link(feed, "Atom feed of this source's changes"));
+  if (!s.history_dir.empty())
+    out += fmt::format(
+        "<p class=\"id\">Every item feeddiff recorded, each in its newest version: {} · {} "
+        "(an RFC 5005 archived feed; pulled items as RFC 6721 tombstones)</p>\n",
+        html::link(s.history_dir + "current.atom", "Atom"),
+        html::link(s.history_dir + "current.json", "JSON Feed"));
   out += "</header>\n<dl class=\"fields\">\n";
   out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=

@@ -3,6 +3,7 @@
 // item change with its before and after without opening the site.
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
@@ -21,7 +22,11 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
     return html::safe_href(top + relative).value_or("");
   };
   std::string out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n";
-  out += "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
+  const bool tombstones = std::any_of(entries.begin(), entries.end(),
+                                      [](const SiteFeedEntry& e) { return !e.pulled.empty(); });
+  out += tombstones ? "<feed xmlns=\"http://www.w3.org/2005/Atom\" "
+                      "xmlns:at=\"http://purl.org/atompub/tombstones/1.0\">\n"
+                    : "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
   out += fmt::format("  <id>{}</id>\n", escape_html(feed_id));
   out += fmt::format("  <title>feeddiff archive: {}</title>\n", escape_html(source));
   out += fmt::format(
@@ -55,6 +60,11 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
     html += e.items_html.empty() ? "<p>No item summary for this change.</p>\n" : e.items_html;
     out += fmt::format("    <content type=\"html\">{}</content>\n", html::escape_markup(html));
     out += "  </entry>\n";
+    for (const std::string& id : e.pulled)
+      out += fmt::format(
+          "  <at:deleted-entry ref=\"{}\" when=\"{}\">\n    <link rel=\"via\" "
+          "type=\"text/html\" href=\"{}\"/>\n  </at:deleted-entry>\n",
+          escape_html(id), page::xml_time(c.observed_at), page);
   }
   return out + "</feed>\n";
 }

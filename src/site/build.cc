@@ -27,6 +27,7 @@
 #include "feeddiff/site.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
+#include "site/site_history.h"
 #include "site/site_items.h"
 #include "site/site_work.h"
 
@@ -538,22 +539,38 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
                                      bool new_feed_base) {
   const std::string& name = s.name;
   // Its edited items' pages and feeds change only with its changes (and a feed's links
-  // with the base URL): only then is its history read again.
+  // with the base URL): only then is its history read again. Its complete-history set
+  // changes with its changes only (its links are relative), and is made once for a source
+  // that has none yet (a site written before the sets were).
   const auto touched = touched_sources_.find(name);
-  if (check_source_name(name) && row.count &&
-      (touched != touched_sources_.end() || new_feed_base)) {
-    // Every item page when the feeds' links change; else those of items with new events.
-    const std::string since =
-        new_feed_base || touched == touched_sources_.end() ? "" : touched->second;
+  const bool is_touched = touched != touched_sources_.end();
+  const bool new_history =
+      check_source_name(name) && row.count && !has_history_feeds(top_ / kStateDir, name);
+  if (check_source_name(name) && row.count && (is_touched || new_feed_base || new_history)) {
+    auto history = read_source_history(archive_, name);
+    if (!history) return history.error();
     const WriteFile write = [&](const fs::path& path, std::string_view content) {
       return write_if_changed(path, content, writes_);
     };
-    auto items = write_item_pages(archive_, top_, top_ / kStateDir, name, base, since, write);
-    if (!items) return items.error();
+    if (is_touched || new_history) {
+      auto feeds = write_history_feeds(archive_, top_, top_ / kStateDir, name,
+                                       feed_id + ":source:" + name + ":history", *history,
+                                       options_.history_page, write);
+      if (!feeds) return feeds.error();
+      writes_.sealed += feeds->sealed;
+    }
+    if (is_touched || new_feed_base) {
+      // Every item page when the feeds' links change; else those of items with new events.
+      const std::string since = new_feed_base || !is_touched ? "" : touched->second;
+      auto items =
+          write_item_pages(std::move(*history), top_, top_ / kStateDir, name, base, since, write);
+      if (!items) return items.error();
+    }
   }
-  if (check_source_name(name) && (touched_sources_.count(name) || s.url != row.url ||
+  if (check_source_name(name) && (is_touched || new_history || s.url != row.url ||
                                   s.status != row.status || !fs::exists(top_ / s.href))) {
     SiteSource page = s;
+    if (row.count) page.history_dir = name + "/history/";
     page.changes = histories_.newest(name, row.count, kSitePageSize);
     page.edited = edited_items(top_ / kStateDir, name);
     if (auto ok = write_if_changed(top_ / s.href, render_source_page(page), writes_); !ok)
@@ -601,6 +618,7 @@ SiteReport SiteBuild::report(std::size_t sources) const {
   out.ignored = writes_.ignored;
   out.refused = writes_.refused;
   out.first_refused = writes_.first_refused;
+  out.sealed = writes_.sealed;
   out.state_dir = (top_ / kStateDir).string();
   out.index = (top_ / "index.html").string();
   return out;

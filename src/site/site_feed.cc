@@ -1,8 +1,10 @@
 #include "site/site_feed.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "feeddiff/changes.h"
+#include "feeddiff/core.h"
 
 namespace feeddiff::site {
 
@@ -16,6 +18,45 @@ std::string entry_content(const ChangeView& view) {
   return render_items_html(view, RenderOptions{});
 }
 
+// The items a change pulled from the feed (removed, not aged out): the tombstones after its
+// entry, one line each, kept beside the entry's content.
+std::string pulled_lines(const ChangeView& view) {
+  std::string out;
+  if (!view.items) return out;
+  for (const ItemChange& c : view.items->items)
+    if (c.kind == ItemChange::Kind::removed && !c.aged_out) {
+      out += "pulled";
+      append_tab_field(out, c.id);
+      out += '\n';
+    }
+  return out;
+}
+
+fs::path pulled_path(const fs::path& state_dir, std::string_view id) {
+  return state_dir / "entries" / (std::string(id) + ".pulled");
+}
+
+std::vector<std::string> parse_pulled(const std::string& text) {
+  std::vector<std::string> out, fields;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (split_tab_fields(std::string_view(text).substr(at, end - at), fields) &&
+        fields.size() == 2 && fields[0] == "pulled")
+      out.push_back(fields[1]);
+    at = end + 1;
+  }
+  return out;
+}
+
+Status save_if_changed(const fs::path& path, const std::string& content) {
+  if (auto old = read_file(path.string()); old && *old == content) return Ok{};
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  return write_file_replace(path.string(), content);
+}
+
 }  // namespace
 
 fs::path feed_entry_path(const fs::path& state_dir, std::string_view id) {
@@ -23,12 +64,9 @@ fs::path feed_entry_path(const fs::path& state_dir, std::string_view id) {
 }
 
 Status save_feed_entry(const fs::path& state_dir, const ChangeView& view) {
-  const fs::path path = feed_entry_path(state_dir, view.commit_id);
-  const std::string content = entry_content(view);
-  if (auto old = read_file(path.string()); old && *old == content) return Ok{};
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  return write_file_replace(path.string(), content);
+  if (auto ok = save_if_changed(pulled_path(state_dir, view.commit_id), pulled_lines(view)); !ok)
+    return ok;
+  return save_if_changed(feed_entry_path(state_dir, view.commit_id), entry_content(view));
 }
 
 Result<std::string> source_feed(const Archive& archive, const fs::path& state_dir,
@@ -38,13 +76,19 @@ Result<std::string> source_feed(const Archive& archive, const fs::path& state_di
   entries.reserve(std::min(newest.size(), kSourceFeedEntries));
   for (const SiteChange& change : newest) {
     if (entries.size() == kSourceFeedEntries) break;
-    SiteFeedEntry entry{change, {}};
-    if (auto saved = read_file(feed_entry_path(state_dir, change.id).string())) {
+    SiteFeedEntry entry{change, {}, {}};
+    auto saved = read_file(feed_entry_path(state_dir, change.id).string());
+    // The pulled items were kept beside the content since tombstones came; a site written
+    // before has the content only, and gets both from the archive once.
+    auto pulled = read_file(pulled_path(state_dir, change.id).string());
+    if (saved && pulled) {
       entry.items_html = std::move(*saved);
+      entry.pulled = parse_pulled(*pulled);
     } else {
       auto loaded = load_change(archive, {.revision = change.id, .source = source});
       if (!loaded) return loaded.error();
       entry.items_html = entry_content((*loaded)->view);
+      entry.pulled = parse_pulled(pulled_lines((*loaded)->view));
       if (auto ok = save_feed_entry(state_dir, (*loaded)->view); !ok) return ok.error();
     }
     entries.push_back(std::move(entry));

@@ -48,6 +48,7 @@ struct Writes {
   std::size_t ignored = 0;    // rows of the state files that were not the site's own
   std::size_t refused = 0;    // raw artifacts not published: names feeddiff never writes
   std::string first_refused;  // the first of them, "PATH in commit ID"
+  std::size_t sealed = 0;     // complete-history archive pages sealed
 };
 
 /// Tabs and line ends would break the rows: each becomes a space.

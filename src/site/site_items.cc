@@ -43,12 +43,11 @@ std::string item_key(std::string_view item_id) {
   return sha1_hex(item_id).substr(0, 16);
 }
 
-Result<std::size_t> write_item_pages(const Archive& archive, const fs::path& top,
+Result<std::size_t> write_item_pages(SourceHistory source_history, const fs::path& top,
                                      const fs::path& state_dir, const std::string& source,
                                      const std::string& base_url, const std::string& since,
                                      const WriteFile& write) {
-  auto history = read_source_history(archive, source);
-  if (!history) return history.error();
+  SourceHistory* history = &source_history;
   std::size_t first_new = 0;
   for (std::size_t k = history->versions.size(); !since.empty() && k-- > 0;)
     if (history->versions[k].commit == since) {

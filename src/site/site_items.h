@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "feeddiff/changes.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
@@ -26,13 +27,13 @@ std::string item_key(std::string_view item_id);
 /// Writes a file unless it holds these bytes (the site's own writer, which counts).
 using WriteFile = std::function<Status(const std::filesystem::path&, std::string_view)>;
 
-/// Reads the source's history and writes the page and feed of each item edited at least once
+/// Given the source's history, writes the page and feed of each item edited at least once
 /// (through write, so unchanged files are not rewritten), then saves the list of its edited
 /// items, newest edit first, in state_dir. Returns the count of edited items. `since` is the
 /// oldest of the source's versions this run added: a page depends only on its item's events
 /// and the versions they name, so an item with no event from that version on keeps the page
 /// and feed it has. Empty (or not a version of the source): every page is rendered.
-Result<std::size_t> write_item_pages(const Archive& archive, const std::filesystem::path& top,
+Result<std::size_t> write_item_pages(SourceHistory history, const std::filesystem::path& top,
                                      const std::filesystem::path& state_dir,
                                      const std::string& source, const std::string& base_url,
                                      const std::string& since, const WriteFile& write);

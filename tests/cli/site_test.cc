@@ -201,8 +201,14 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   const SiteRun first = run_site(history.dir(), site);
   // 200 change pages and raw artifacts, 2 source pages and their feeds, the index and the
   // feed, and the history pages of 50 changes: 4 of the archive's, 4 of ollama's (180), 1 of
-  // openai's (20), and a page and a feed for each of the 6 items ever edited.
-  CHECK(first.written == 200 + 200 + 2 + 2 + 2 + 4 + 4 + 1 + 6 * 2);
+  // openai's (20), a page and a feed for each of the 6 items ever edited, and each source's
+  // complete-history set (current.atom and .json, and its sealed archive pages).
+  std::size_t history_files = 0;
+  for (const std::string source : {"ollama", "openai"})
+    for (const auto& entry : fs::directory_iterator(site + "/sources/" + source + "/history"))
+      history_files += entry.is_regular_file();
+  CHECK(history_files >= 4);
+  CHECK(first.written == 200 + 200 + 2 + 2 + 2 + 4 + 4 + 1 + 6 * 2 + history_files);
   CHECK(first.rendered == 200);
   CHECK(first.unchanged == 0);
   std::size_t pages = 0;
@@ -262,8 +268,14 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   // openai's edited items: their pages show the new version's events (the feeds of their
   // edits are unchanged); no other source's item is touched.
   std::set<std::string> touched = touched_pages(before, mtimes(site));
-  std::size_t item_pages = 0;
+  std::size_t item_pages = 0, history_pages = 0;
   for (auto it = touched.begin(); it != touched.end();) {
+    // openai's complete-history set: its current document, and a page if one was sealed.
+    if (it->starts_with("sources/openai/history/")) {
+      ++history_pages;
+      it = touched.erase(it);
+      continue;
+    }
     if (!it->starts_with("items/")) {
       ++it;
       continue;
@@ -275,7 +287,7 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
     it = touched.erase(it);
   }
   CHECK(touched == expected);
-  CHECK(third.written == expected.size() + item_pages);
+  CHECK(third.written == expected.size() + item_pages + history_pages);
   CHECK(slurp(site + "/feed.atom").find("urn:feeddiff:commit:" + new_head) != std::string::npos);
 }
 
