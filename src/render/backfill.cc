@@ -10,6 +10,12 @@
 
 namespace feeddiff {
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+}  // namespace
+
 std::string render_backfill_text(const BackfillView& v, const RenderOptions& options) {
   const char* bold = options.color ? "\x1b[1m" : "";
   const char* reset = options.color ? "\x1b[0m" : "";
@@ -38,7 +44,6 @@ std::string render_backfill_text(const BackfillView& v, const RenderOptions& opt
 }
 
 std::string render_backfill_json(const BackfillView& v) {
-  using Json = nlohmann::ordered_json;
   Json pages = Json::array();
   for (const BackfillPageView& p : v.pages)
     pages.push_back({{"page", p.number}, {"result", p.result}, {"via", p.via}, {"url", p.url}});

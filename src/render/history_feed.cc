@@ -13,6 +13,12 @@ namespace feeddiff {
 
 namespace {
 
+using Json = nlohmann::ordered_json;
+
+}  // namespace
+
+namespace {
+
 constexpr const char* kHistoryAbout = "https://www.rfc-editor.org/rfc/rfc6721";
 
 // Text as XML 1.0 character data or a quoted attribute: markup escaped, and what XML
@@ -131,7 +137,6 @@ std::string render_history_atom(const HistoryFeedPage& page) {
 }
 
 std::string render_history_json(const HistoryFeedPage& page) {
-  using Json = nlohmann::ordered_json;
   Json doc;
   doc["version"] = "https://jsonfeed.org/version/1.1";
   doc["title"] = page.source + ": every item feeddiff recorded" +
