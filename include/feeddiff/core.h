@@ -182,6 +182,10 @@ struct UrlParts {
 /// cli all call it).
 UrlParts split_url(std::string_view url);
 
+/// `host:port` of a URL (the host lower-cased, the port only when given); "" when it has no
+/// authority: what per-host limits and credentials go by.
+std::string host_and_port(std::string_view url);
+
 /// The URL with any user:password@ removed; safe to write to commits, state and logs.
 std::string redact_url(std::string_view url);
 
