@@ -70,6 +70,10 @@ std::vector<std::string_view> nearest_words(std::string_view word,
                                             const std::vector<std::string_view>& candidates,
                                             bool prefixes);
 
+/// Whether a body is JSON rather than XML by its first character (after a UTF-8 BOM and
+/// space): `{` or `[`. What decides response.json over response.xml.
+bool looks_like_json(std::string_view body);
+
 /// Parses a size as limits are given: `50MiB`, `512KiB`, `2GiB` (or K, M, G), `1MB`, `10KB`,
 /// or a bare number of bytes; Errc::usage naming the accepted forms otherwise.
 Result<std::size_t> parse_size(std::string_view text);

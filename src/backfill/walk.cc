@@ -32,27 +32,6 @@ std::string items_path(std::string_view name) {
   return fmt::format("backfill/{}/items", name);
 }
 
-// A trailer's value stays one line.
-std::string one_line(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return out;
-}
-
-bool looks_like_json(std::string_view body) {
-  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
-  body = trim(body);
-  return !body.empty() && (body.front() == '{' || body.front() == '[');
-}
-
-std::string host_of(std::string_view url) {
-  const UrlParts parts = split_url(url);
-  std::string host = to_lower(parts.host);
-  if (parts.port) host += ":" + std::string(*parts.port);
-  return host;
-}
-
 // url with `user:password@` added after its scheme.
 std::string with_userinfo(std::string_view url, std::string_view userinfo) {
   const std::size_t at = url.find("://");
@@ -219,7 +198,7 @@ class Walk {
 
   // Options.delay since the last request to the URL's host.
   void wait_for_host(const std::string& url) {
-    const std::string host = host_of(url);
+    const std::string host = host_and_port(url);
     auto it = last_request_.find(host);
     if (it != last_request_.end() && options_.delay > 0) {
       const auto due = it->second + std::chrono::milliseconds(options_.delay);

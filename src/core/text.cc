@@ -276,4 +276,10 @@ std::string trailer_value(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+bool looks_like_json(std::string_view body) {
+  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
+  body = trim(body);
+  return !body.empty() && (body.front() == '{' || body.front() == '[');
+}
+
 }  // namespace feeddiff

@@ -76,4 +76,12 @@ std::string redact_url(std::string_view url) {
          std::string(url.substr(userinfo_at + parts.userinfo->size() + 1));
 }
 
+std::string host_and_port(std::string_view url) {
+  const UrlParts parts = split_url(url);
+  if (!parts.has_authority) return {};
+  std::string host = to_lower(parts.host);
+  if (parts.port) host += ":" + std::string(*parts.port);
+  return host;
+}
+
 }  // namespace feeddiff

@@ -30,21 +30,6 @@ constexpr std::size_t kFlushBytes = std::size_t{32} << 20;
 // their models are let go (malloc_trim in record); smaller ones are not worth the call.
 [[maybe_unused]] constexpr std::size_t kTrimAfterBytes = std::size_t{1} << 20;
 
-bool looks_like_json(std::string_view body) {
-  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
-  body = trim(body);
-  return !body.empty() && (body.front() == '{' || body.front() == '[');
-}
-
-// Host and port: credentials follow a source only to the same origin server.
-std::string host_of(std::string_view url) {
-  const UrlParts parts = split_url(url);
-  if (!parts.has_authority) return {};
-  std::string host = to_lower(parts.host);
-  if (parts.port) host += ":" + std::string(*parts.port);
-  return host;
-}
-
 // The fields a cosmetic change touched, for skip_cosmetic's line and the Item-Summary
 // trailer: its channel fields, then its items' ("ignored fields" when only `ignore`d ones).
 std::string cosmetic_fields(const ItemDiff& d) {
@@ -431,7 +416,7 @@ class Poller {
       return fmt::format("could not adopt the redirect: {}", c.error().message);
     config_.find(source.name)->url = new_url;
     // Credentials follow the source only to the same host.
-    if (!job.credentials.empty() && host_of(new_url) != host_of(old_url))
+    if (!job.credentials.empty() && host_and_port(new_url) != host_and_port(old_url))
       (void)save_credentials(archive_, source.name, "", "");
     st.pending_redirect.clear();
     st.pending_redirect_count = 0;
