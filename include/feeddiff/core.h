@@ -84,6 +84,9 @@ std::string format_duration(TimeMs ms);
 /// `250073` -> `250,073`.
 std::string with_thousands(std::uint64_t n);
 
+/// "1 commit", "1,234 commits": a count with thousands separators and the noun that fits.
+std::string plural(std::size_t n, const char* one, const char* many);
+
 /// The one version string: `feeddiff/<version> (+<project url>)` is built from it.
 std::string_view version();
 

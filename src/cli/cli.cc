@@ -28,10 +28,6 @@ Result<Archive> open_archive(const Globals& globals) {
   return Archive::open(globals.dir);
 }
 
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
-}
-
 bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }

@@ -73,9 +73,6 @@ Result<Archive> open_archive(const Globals& globals);
 /// Whether to colour stdout: --color, NO_COLOR, and whether stdout is a terminal.
 bool use_color(const Globals& globals);
 
-/// "1 commit", "1,234 commits": a count with thousands separators and the noun that fits.
-std::string plural(std::size_t n, const char* one, const char* many);
-
 /// Whether stdout is a terminal.
 bool stdout_is_terminal();
 

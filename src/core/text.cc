@@ -20,6 +20,10 @@ std::string with_thousands(std::uint64_t n) {
   return out;
 }
 
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", with_thousands(n), n == 1 ? one : many);
+}
+
 std::string_view version() {
   return FEEDDIFF_VERSION;
 }

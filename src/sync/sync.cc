@@ -67,10 +67,6 @@ Result<std::string> merge_file(const std::string& path, const std::optional<std:
   return merge_config(*base, *upstream, *local);
 }
 
-std::string plural(std::size_t n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
 // Pending notifications name commits by id: right after a replay, the replayed ones by their
 // new ids, before anything else can fail (a later fetch, the push, a kill), or the hooks
 // would be given ids that a prune later makes "gone".
@@ -296,7 +292,7 @@ Status backoff_from_env(SyncOptions& options) {
 
 std::string sync_summary(const SyncReport& r) {
   return fmt::format("Synced with {}: fetched {}, replayed {}, pushed {} ({} {}).", r.upstream,
-                     plural(r.fetched, "commit"), r.replayed, r.published, r.tries,
+                     plural(r.fetched, "commit", "commits"), r.replayed, r.published, r.tries,
                      r.tries == 1 ? "try" : "tries");
 }
 
@@ -308,8 +304,8 @@ SyncReport sync_archive(Archive& archive, const SyncOptions& options, const Arch
     std::size_t waiting = 0;
     if (unpublished && *unpublished) waiting = (*unpublished)->second;
     if (waiting)
-      report.failure +=
-          fmt::format("; {} stay here for the next sync", plural(waiting, "local commit"));
+      report.failure += fmt::format("; {} stay here for the next sync",
+                                    plural(waiting, "local commit", "local commits"));
   }
   return report;
 }

@@ -287,3 +287,9 @@ TEST_CASE("parse_size reads binary and decimal units and refuses the rest", "[co
     CHECK(r.error().code == Errc::usage);
   }
 }
+
+TEST_CASE("plural counts with thousands separators and picks the noun", "[core]") {
+  CHECK(plural(1, "commit", "commits") == "1 commit");
+  CHECK(plural(0, "commit", "commits") == "0 commits");
+  CHECK(plural(1234, "item", "items") == "1,234 items");
+}
