@@ -126,6 +126,18 @@ struct BackfillReport {
 /// errors; a page that fails is a stop (BackfillStop::failed), not an error.
 Result<BackfillReport> backfill(Archive& archive, const BackfillOptions& options);
 
+/// A walk's report as a terminal shows it (docs/backfill.md).
+struct BackfillText {
+  /// A line per page (`backfill: NAME: page N RESULT (...) URL`), the stop line unless it
+  /// failed, and what was recorded: for stdout.
+  std::string out;
+  /// Warnings about archive pages that changed, and the stop line of a failed walk: for stderr.
+  std::string err;
+  bool failed = false;  ///< the walk stopped on a failure or a page that was not a feed
+};
+/// See BackfillText; text from pages is escaped for the terminal.
+BackfillText backfill_text(const BackfillReport& report);
+
 /// `add --backfill`: polls the new source (forced, whatever its schedule), then backfills it
 /// with the poll's view of where the feed came from. The poll's outcome for the source is
 /// given back with the walk; a poll that recorded no version is an Errc::not_found error

@@ -201,6 +201,11 @@ struct LoadedChange {
   ChangeView view;            ///< fields, headers and the line diff over the bodies above
 };
 
+/// A file at a commit on the forge, from the commit's page there (ChangeView::forge_url) and
+/// the file's path: GitHub's, GitLab's or Codeberg's page of the file; nullopt for a URL
+/// that is no commit page.
+std::optional<std::string> forge_file_url(const std::string& commit_url, const std::string& path);
+
 /// What load_change is to load: a commit, the source it is about, and how much of it.
 struct ChangeRequest {
   std::string_view revision = {};  ///< the commit (anything Archive::resolve takes)

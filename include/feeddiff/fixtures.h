@@ -55,6 +55,12 @@ struct FixtureOutcome {
   std::string page;          ///< changed: the change page, as `show` prints one (text)
 };
 
+/// An outcome as `fixtures` prints it, escaped for a terminal: `NAME: up to date`, `NAME:
+/// failed: WHY` (for stderr), the change page of a changed one, ... ending in a newline.
+std::string fixture_text(const FixtureOutcome& outcome);
+/// Whether an outcome fails the check (exit 1): failed, stale, drifted.
+bool fixture_failed(const FixtureOutcome& outcome);
+
 /// Receives each fixture's outcomes as they are known.
 using FixtureSink = std::function<void(const FixtureOutcome&)>;
 

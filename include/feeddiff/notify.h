@@ -116,4 +116,17 @@ Status trust_hooks(const Archive& archive, const std::vector<HookValue>& values,
 /// host and port only (its path and query often carry a token).
 std::string hook_label(const HookValue& hook);
 
+/// A hook as `feeddiff trust` lists it: its label, a webhook's redacted URL, the files a
+/// command reads and the sources it is for (text from feeddiff.toml: escape it to show it).
+std::string hook_description(const HookValue& hook);
+
+/// The hooks feeddiff.toml holds now, each with whether this machine trusts it.
+Result<std::vector<HookValue>> current_hooks(const Archive& archive);
+
+/// `feeddiff trust KIND...`: under the archive's lock (Errc::locked when another process
+/// holds it), records the current hooks of those kinds as trusted (see trust_hooks) and
+/// returns them.
+Result<std::vector<HookValue>> trust_current_hooks(const Archive& archive,
+                                                   std::vector<std::string> kinds);
+
 }  // namespace feeddiff

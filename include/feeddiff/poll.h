@@ -161,6 +161,21 @@ struct PollReport {
   std::size_t failures() const;
 };
 
+/// Whether an outcome is a failure of the poll (exit 1, stderr): failed, gone, not a feed.
+bool is_failure(Outcome outcome);
+
+/// A source's line as `poll` prints it, escaped for a terminal: `NAME: changed (1,234 bytes,
+/// HTTP 200) abc1234`, `NAME: failed: WHY (retry in 20m)`, ..., with the redirect and
+/// credentials notes in brackets. `now` measures the time to the next poll.
+std::string outcome_line(const SourceOutcome& outcome, TimeMs now);
+/// An article page's line, escaped: `NAME: article changed: HEADLINE abc1234`, or for the
+/// other results `NAME: article RESULT: WHY (URL)`.
+std::string article_line(const ArticleOutcome& article);
+/// `packs: not consolidated: WHY (...)`, escaped; "" when consolidating did not fail.
+std::string packs_error_line(const PollReport& report);
+/// `packs: N rolled up into one (...)`; "" when no pack was rolled up.
+std::string packs_rolled_line(const PollReport& report);
+
 /// One poller's part of a fleet: shard `index` of `count` (`poll --shard K/N`, K from 0).
 struct Shard {
   unsigned index = 0;  ///< K: 0 <= K < N

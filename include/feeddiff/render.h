@@ -175,6 +175,11 @@ struct HtmlLinks {
 std::string render_html(const ChangeView& change, const RenderOptions& options,
                         const HtmlLinks& links = {});
 
+/// A change page in one of `show`'s formats: "text" (options.color applies), "markdown",
+/// "json" or "html" (with links); any other name is text.
+std::string render_change(const ChangeView& change, const RenderOptions& options,
+                          std::string_view format, const HtmlLinks& links = {});
+
 /// Escapes text for HTML content and attribute values; controls, bidi overrides and
 /// invalid UTF-8 first become visible as escape_terminal writes them.
 std::string escape_html(std::string_view text);

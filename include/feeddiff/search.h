@@ -131,4 +131,10 @@ Result<std::vector<SearchIndexRow>> search_index_rows(const Archive& archive);
 /// Invalid UTF-8 from a feed is replaced rather than failing the whole answer.
 std::string search_json(std::string_view query, const SearchResult& result);
 
+/// The search for a terminal (`search`'s text format, docs/search.md): per hit the source
+/// and title, the item, `matched FIRST (commit) to LAST (commit), N versions`, when and why
+/// it was gone, and the snippet on one line with the match bold (color) or between `**`;
+/// then the count, or `No match.`. Feed text is escaped for the terminal.
+std::string search_text(const SearchResult& result, bool color);
+
 }  // namespace feeddiff

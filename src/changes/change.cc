@@ -27,6 +27,18 @@ std::vector<HeaderRow> recorded_rows(const CommitMessage& message) {
   return rows;
 }
 
+// GitHub /commit/ -> /blob/, GitLab /-/commit/ -> /-/blob/, Codeberg (Gitea) /commit/ ->
+// /src/commit/.
+std::optional<std::string> forge_file_url(const std::string& commit_url, const std::string& path) {
+  auto at = commit_url.rfind("/commit/");
+  if (at == std::string::npos) return std::nullopt;
+  std::string base = commit_url.substr(0, at);
+  const std::string id = commit_url.substr(at + 8);
+  if (base.ends_with("/-")) return base + "/blob/" + id + "/" + path;
+  if (base.starts_with("https://codeberg.org/")) return base + "/src/commit/" + id + "/" + path;
+  return base + "/blob/" + id + "/" + path;
+}
+
 std::optional<std::string> forge_commit_url(const std::string& remote, const std::string& id) {
   // git@host:owner/repo(.git), ssh://git@host/owner/repo, https://host/owner/repo(.git)
   std::string host, path;

@@ -44,40 +44,11 @@ Result<BackfillOptions> backfill_options(const std::string& name, std::size_t ma
 }
 
 int print_backfill(const BackfillReport& report) {
-  std::string out;
-  for (const BackfillPage& page : report.pages) {
-    if (page.number == 1) {
-      out += fmt::format("backfill: {}: page 1 is the current document ({} items), {}\n",
-                         report.name, page.items, escape_terminal(page.url));
-      continue;
-    }
-    out += fmt::format("backfill: {}: page {} {} ({} items, {} bytes, HTTP {}) {}\n", report.name,
-                       page.number, page.result, page.items, with_thousands(page.bytes),
-                       page.status, escape_terminal(page.url));
-  }
-  const bool failed =
-      report.stop == BackfillStop::failed || report.stop == BackfillStop::not_a_feed;
-  if (!failed) out += escape_terminal(report.stop_line) + "\n";
-  const std::string range = report.oldest.empty()
-                                ? std::string()
-                                : fmt::format(", dated {} to {}", report.oldest.substr(0, 10),
-                                              report.newest.substr(0, 10));
-  if (!report.commit.empty())
-    out += fmt::format("backfill: {}: recorded the publisher's archive in {}: {} ({} new){}\n",
-                       report.name, report.commit.substr(0, 7),
-                       plural(report.items, "item", "items"), report.new_items, range);
-  else if (report.pages.size() > 1)
-    out += fmt::format("backfill: {}: every page as recorded before: nothing new ({}{})\n",
-                       report.name, plural(report.items, "item", "items"), range);
-  else
-    out +=
-        fmt::format("backfill: {}: the feed links to no archive: nothing recorded\n", report.name);
-  write_out(out);
+  const BackfillText text = backfill_text(report);
+  write_out(text.out);
   std::fflush(stdout);
-  for (const std::string& warning : report.warnings)
-    std::fprintf(stderr, "%s\n", escape_terminal(warning).c_str());
-  if (failed) std::fprintf(stderr, "%s\n", escape_terminal(report.stop_line).c_str());
-  if (!failed) return 0;
+  std::fputs(text.err.c_str(), stderr);
+  if (!text.failed) return 0;
   return report.partial ? 1 : 2;
 }
 

@@ -62,16 +62,8 @@ int render_page(const Globals& globals, const DiffOptions& options, const Loaded
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
   render.only = std::move(only);
-  if (options.format == "markdown") {
-    write_out(render_markdown(v, render));
-  } else if (options.format == "json") {
-    write_out(render_json(v, render));
-  } else if (options.format == "html") {
-    write_out(render_html(v, render));
-  } else {
-    render.color = use_color(globals);
-    write_out(render_text(v, render));
-  }
+  render.color = options.format == "text" && use_color(globals);
+  write_out(render_change(v, render, options.format));
   return v.diff.empty() ? 0 : 1;
 }
 

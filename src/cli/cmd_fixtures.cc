@@ -11,8 +11,6 @@ namespace feeddiff::cli {
 
 namespace {
 
-using Kind = FixtureOutcome::Kind;
-
 struct FixturesOptions {
   std::string action;
   std::string dir;
@@ -20,65 +18,17 @@ struct FixturesOptions {
   std::size_t max_lines = 40;
 };
 
-void report_failure(const std::string& name, const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "%s: failed: %s\n", escape_terminal(name).c_str(),
-               escape_terminal(message).c_str());
-}
-
 // Offline, the lines go out together once every fixture is checked (none on an error);
-// failures go to stderr as they come.
-Result<int> offline(const std::vector<Fixture>& fixtures, bool update) {
-  int code = 0;
-  std::string out;
-  auto ok = check_fixtures_offline(fixtures, update, [&](const FixtureOutcome& o) {
-    switch (o.kind) {
-      case Kind::failed:
-        report_failure(o.name, o.detail);
-        code = 1;
-        break;
-      case Kind::no_canonical:
-        out += fmt::format("{}: no canonical document ({})\n", o.name, escape_terminal(o.detail));
-        break;
-      case Kind::up_to_date:
-        out += fmt::format("{}: up to date\n", o.name);
-        break;
-      case Kind::regenerated:
-        out += fmt::format("{}: regenerated {}\n", o.name, o.detail);
-        break;
-      default:  // stale
-        out += fmt::format("{}: {} is stale\n", o.name, o.detail);
-        code = 1;
-    }
-  });
-  if (!ok) return ok.error();
-  write_out(out);
-  return code;
-}
-
-// Online, each fixture's lines go out as its outcome is known.
-void print_online(const FixtureOutcome& o, int& code) {
-  const std::string name = escape_terminal(o.name);
-  switch (o.kind) {
-    case Kind::failed:
-      report_failure(o.name, o.detail);
-      code = 1;
-      break;
-    case Kind::not_modified:
-      write_out(fmt::format("{}: unchanged (HTTP 304)\n", name));
-      break;
-    case Kind::unchanged:
-      write_out(fmt::format("{}: unchanged\n", name));
-      break;
-    case Kind::changed:
-      write_out(o.page);
-      break;
-    case Kind::updated:
-      write_out(fmt::format("{}: updated\n\n", name));
-      break;
-    default:  // drifted
-      write_out(fmt::format("{}: drifted (run `feeddiff fixtures update` to record it)\n\n", name));
-      code = 1;
+// online, each fixture's as its outcome is known. Failures go to stderr as they come.
+void print_outcome(const FixtureOutcome& o, std::string* held, int& code) {
+  if (fixture_failed(o)) code = 1;
+  if (o.kind == FixtureOutcome::Kind::failed) {
+    std::fflush(stdout);
+    std::fputs(fixture_text(o).c_str(), stderr);
+  } else if (held) {
+    *held += fixture_text(o);
+  } else {
+    write_out(fixture_text(o));
   }
 }
 
@@ -86,12 +36,20 @@ Result<int> fixtures(const FixturesOptions& options) {
   auto loaded = load_fixtures(options.dir);
   if (!loaded) return loaded.error();
   const bool update = options.action == "update";
-  if (options.offline) return offline(*loaded, update);
+  int code = 0;
+  if (options.offline) {
+    std::string out;
+    auto ok = check_fixtures_offline(
+        *loaded, update, [&](const FixtureOutcome& o) { print_outcome(o, &out, code); });
+    if (!ok) return ok.error();
+    write_out(out);
+    return code;
+  }
   auto now = current_time();
   if (!now) return now.error();
-  int code = 0;
-  auto ok = check_fixtures_online(*loaded, {update, options.max_lines, *now},
-                                  [&](const FixtureOutcome& o) { print_online(o, code); });
+  auto ok =
+      check_fixtures_online(*loaded, {update, options.max_lines, *now},
+                            [&](const FixtureOutcome& o) { print_outcome(o, nullptr, code); });
   if (!ok) return ok.error();
   return code;
 }

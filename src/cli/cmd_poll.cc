@@ -50,9 +50,7 @@ class ProgressLine {
   void update(const SourceOutcome& outcome, std::size_t settled, std::size_t to_fetch) {
     if (!enabled_) return;
     if (outcome.outcome == Outcome::added || outcome.outcome == Outcome::changed) ++changed_;
-    if (outcome.outcome == Outcome::failed || outcome.outcome == Outcome::gone ||
-        outcome.outcome == Outcome::not_a_feed)
-      ++failed_;
+    if (is_failure(outcome.outcome)) ++failed_;
     const auto now = Clock::now();
     if (!shown_ && now - start_ < kQuiet) return;
     if (shown_ && now - drawn_ < kRedraw && settled < to_fetch) return;
@@ -96,43 +94,12 @@ bool printed_by_default(Outcome o) {
 }
 
 void print_outcome(const SourceOutcome& o, const PollFlags& flags, TimeMs now) {
-  const bool failure = o.outcome == Outcome::failed || o.outcome == Outcome::gone ||
-                       o.outcome == Outcome::not_a_feed;
+  const bool failure = is_failure(o.outcome);
   if (!failure && flags.quiet) return;
   if (!printed_by_default(o.outcome) && !flags.verbose && o.redirect_note.empty() &&
       o.credentials_note.empty())
     return;
-  std::string line;
-  switch (o.outcome) {
-    case Outcome::added:
-    case Outcome::changed:
-    case Outcome::restored:
-      line = fmt::format("{}: {} ({} bytes, HTTP {}) {}", o.name, outcome_name(o.outcome),
-                         with_thousands(o.bytes), o.status, o.commit.substr(0, 7));
-      break;
-    case Outcome::not_a_feed:
-      // Built here rather than taken from o.message: a --sync renames the commit.
-      line = fmt::format("{}: not a feed ({}, HTTP {}) {} (retry in {})", o.name, o.not_a_feed,
-                         o.status,
-                         o.commit.empty() ? "the same as last time, not recorded again"
-                                          : "recorded as " + o.commit.substr(0, 7),
-                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
-      break;
-    case Outcome::not_due:
-      line = fmt::format("{}: not due (next poll in {})", o.name,
-                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
-      break;
-    case Outcome::failed:
-      line = fmt::format("{}: failed: {} (retry in {})", o.name, o.message,
-                         format_duration(std::max<TimeMs>(0, o.next_due - now)));
-      break;
-    default:
-      line = fmt::format("{}: {}", o.name, o.message.empty() ? outcome_name(o.outcome) : o.message);
-  }
-  if (!o.redirect_note.empty()) line += fmt::format(" [{}]", o.redirect_note);
-  if (!o.credentials_note.empty()) line += fmt::format(" [{}]", o.credentials_note);
-  line = escape_terminal(line) + "\n";
-  std::fputs(line.c_str(), failure ? stderr : stdout);
+  std::fputs((outcome_line(o, now) + "\n").c_str(), failure ? stderr : stdout);
 }
 
 // The poll's options from its flags and FEEDDIFF_PACK_LIMIT.
@@ -202,12 +169,7 @@ void print_articles(const PollReport& report, const PollFlags& flags) {
   for (const ArticleOutcome& a : report.articles) {
     const bool quiet = a.result == "unchanged" || a.result == "not-modified";
     if (quiet && !flags.verbose) continue;
-    std::string line =
-        a.result == "added" || a.result == "changed"
-            ? fmt::format("{}: article {}: {}", a.source, a.result, a.message)
-            : fmt::format("{}: article {}: {} ({})", a.source, a.result, a.message, a.url);
-    if (!a.commit.empty()) line += " " + a.commit.substr(0, 7);
-    write_out(escape_terminal(line) + "\n");
+    write_out(article_line(a) + "\n");
   }
   if (!report.articles_error.empty())
     write_out(escape_terminal(fmt::format("articles: stopped early, the rest wait for the next "
@@ -252,22 +214,11 @@ std::size_t run_hooks(Archive& archive, const PollReport& report, const PollOpti
 
 // The packs' lines: a consolidation that failed (a failure), one that ran (--verbose).
 std::size_t print_packs(const PollReport& report, const PollFlags& flags) {
-  std::size_t failures = 0;
-  if (!report.packs_error.empty()) {
-    const std::string line = escape_terminal(
-        fmt::format("packs: not consolidated: {} (the changes are recorded; `feeddiff gc` repacks)",
-                    report.packs_error));
-    std::fputs((line + "\n").c_str(), stderr);
-    failures = 1;
-  }
-  if (flags.verbose && report.packs.packs_rolled)
-    std::fputs(
-        fmt::format("packs: {} rolled up into one ({} objects, {:.1f} ms), {} packs now\n",
-                    report.packs.packs_rolled, with_thousands(report.packs.objects),
-                    static_cast<double>(report.packs.micros) / 1000.0, report.packs.packs_after)
-            .c_str(),
-        stdout);
-  return failures;
+  const std::string failed = packs_error_line(report);
+  if (!failed.empty()) std::fputs((failed + "\n").c_str(), stderr);
+  if (const std::string line = packs_rolled_line(report); flags.verbose && !line.empty())
+    write_out(line + "\n");
+  return failed.empty() ? 0 : 1;
 }
 
 Result<int> run_poll(const Globals& globals, const PollFlags& flags) {

@@ -22,57 +22,6 @@ struct SearchOptions {
   std::string format = "text";
 };
 
-std::string short_id(const std::string& id) {
-  return id.substr(0, 7);
-}
-
-// The snippet for a terminal: feed text escaped, the match bold (with colour) or between
-// `**` (without), so a pipe keeps plain text.
-std::string snippet_text(const std::vector<SnippetRun>& runs, bool color) {
-  std::string out;
-  for (const SnippetRun& run : runs) {
-    std::string text = escape_terminal(run.text);
-    // A snippet is one line: the text's own line breaks read as spaces.
-    for (char& c : text)
-      if (c == '\n' || c == '\t') c = ' ';
-    if (!run.match)
-      out += text;
-    else if (color)
-      out += "\x1b[1m" + text + "\x1b[0m";
-    else
-      out += "**" + text + "**";
-  }
-  return out;
-}
-
-std::string render_text(const SearchResult& result, bool color) {
-  std::string out;
-  for (const SearchHit& hit : result.hits) {
-    const std::string title = escape_terminal(hit.title);
-    out += color ? fmt::format("\x1b[1m{}\x1b[0m: {}\n", escape_terminal(hit.source), title)
-                 : fmt::format("{}: {}\n", escape_terminal(hit.source), title);
-    out += fmt::format("  item     {}\n", escape_terminal(hit.item_id));
-    out += fmt::format("  matched  {} ({}) to {} ({}), {}\n", format_iso8601_ms(hit.first.observed),
-                       short_id(hit.first.commit), format_iso8601_ms(hit.last.observed),
-                       short_id(hit.last.commit), plural(hit.versions, "version", "versions"));
-    if (hit.gone)
-      out += fmt::format("  gone     {} ({}): {}\n", format_iso8601_ms(hit.gone->observed),
-                         short_id(hit.gone->commit),
-                         hit.edited_out ? "the item's text changed" : "the item left the feed");
-    else
-      out += "  gone     still there\n";
-    if (!hit.snippet.empty()) out += "  " + snippet_text(hit.snippet, color) + "\n";
-    out += "\n";
-  }
-  if (result.hits.empty())
-    out += "No match.\n";
-  else if (result.more)
-    out += fmt::format("{} shown; more with --limit.\n", plural(result.hits.size(), "hit", "hits"));
-  else
-    out += fmt::format("{}.\n", plural(result.hits.size(), "hit", "hits"));
-  return out;
-}
-
 Result<int> run_search(const Globals& globals, const SearchOptions& options) {
   SearchQuery query;
   query.text = options.query;
@@ -101,7 +50,7 @@ Result<int> run_search(const Globals& globals, const SearchOptions& options) {
   if (!result->index.note.empty())
     std::fprintf(stderr, "feeddiff: %s\n", result->index.note.c_str());
   write_out(options.format == "json" ? search_json(options.query, *result)
-                                     : render_text(*result, use_color(globals)));
+                                     : search_text(*result, use_color(globals)));
   return 0;
 }
 

@@ -11,18 +11,6 @@ namespace feeddiff::cli {
 
 namespace {
 
-// The file at the commit on the forge, from the commit's page: GitHub /commit/ -> /blob/,
-// GitLab /-/commit/ -> /-/blob/, Codeberg (Gitea) /commit/ -> /src/commit/.
-std::optional<std::string> forge_file_url(const std::string& commit_url, const std::string& path) {
-  auto at = commit_url.rfind("/commit/");
-  if (at == std::string::npos) return std::nullopt;
-  std::string base = commit_url.substr(0, at);
-  const std::string id = commit_url.substr(at + 8);
-  if (base.ends_with("/-")) return base + "/blob/" + id + "/" + path;
-  if (base.starts_with("https://codeberg.org/")) return base + "/src/commit/" + id + "/" + path;
-  return base + "/blob/" + id + "/" + path;
-}
-
 struct ShowOptions {
   std::string revision;  // "" when not given: HEAD
   std::string source;
@@ -123,18 +111,10 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
   render.only = std::move(only);
-  if (options.format == "markdown") {
-    write_out(render_markdown(view, render));
-  } else if (options.format == "json") {
-    write_out(render_json(view, render));
-  } else if (options.format == "html") {
-    HtmlLinks links;
-    if (view.forge_url) links.raw = forge_file_url(*view.forge_url, view.path);
-    write_out(render_html(view, render, links));
-  } else {
-    render.color = use_color(globals);
-    write_out(render_text(view, render));
-  }
+  render.color = options.format == "text" && use_color(globals);
+  HtmlLinks links;
+  if (view.forge_url) links.raw = forge_file_url(*view.forge_url, view.path);
+  write_out(render_change(view, render, options.format, links));
   return 0;
 }
 

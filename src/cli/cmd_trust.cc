@@ -18,40 +18,15 @@ struct TrustFlags {
   bool all = false;
 };
 
-std::string describe(const HookValue& hook) {
-  std::string line = hook_label(hook);
-  if (hook.kind == "webhook") line += fmt::format(" ({})", redact_url(hook.value));
-  if (!hook.files.empty()) {
-    std::string files;
-    for (const auto& f : hook.files) files += (files.empty() ? "" : ", ") + f;
-    line += fmt::format(", with the contents of {}", files);
-  }
-  std::string sources;
-  for (const auto& s : hook.sources) sources += (sources.empty() ? "" : ", ") + s;
-  line += sources.empty() ? ", for no source" : fmt::format(", for {}", sources);
-  return line;
-}
-
 Result<int> run_trust(const Globals& globals, const TrustFlags& flags) {
   auto archive = open_archive(globals);
   if (!archive) return archive.error();
   std::vector<std::string> kinds = flags.kinds;
   if (flags.all) kinds = {"exec", "webhook"};
-  // Recording takes the lock before it reads feeddiff.toml, so that what it trusts is what
-  // the file says, not what a sync replaced it with meanwhile.
-  std::optional<ArchiveLock> lock;
-  if (!kinds.empty()) {
-    auto l = ArchiveLock::acquire(*archive, /*wait=*/false);
-    if (!l) return l.error();
-    lock.emplace(std::move(*l));
-  }
-  auto config = load_config(*archive);
-  if (!config) return config.error();
-  auto hooks = hook_values(*archive, *config);
-  if (!hooks) return hooks.error();
-
   if (kinds.empty()) {
     // Only a listing: what runs and what waits.
+    auto hooks = current_hooks(*archive);
+    if (!hooks) return hooks.error();
     if (hooks->empty()) {
       write_out("No hooks in feeddiff.toml: nothing to trust.\n");
       return 0;
@@ -60,8 +35,8 @@ Result<int> run_trust(const Globals& globals, const TrustFlags& flags) {
     std::size_t waiting = 0;
     for (const HookValue& hook : *hooks) {
       waiting += !hook.trusted;
-      out += escape_terminal(
-                 fmt::format("{}  {}", hook.trusted ? "trusted" : "waiting", describe(hook))) +
+      out += escape_terminal(fmt::format("{}  {}", hook.trusted ? "trusted" : "waiting",
+                                         hook_description(hook))) +
              "\n";
     }
     if (waiting)
@@ -72,17 +47,12 @@ Result<int> run_trust(const Globals& globals, const TrustFlags& flags) {
     write_out(out);
     return 0;
   }
-  std::sort(kinds.begin(), kinds.end());
-  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-  if (auto ok = trust_hooks(*archive, *hooks, kinds); !ok) return ok.error();
+  auto trusted = trust_current_hooks(*archive, kinds);
+  if (!trusted) return trusted.error();
   std::string out;
-  std::size_t trusted = 0;
-  for (const HookValue& hook : *hooks) {
-    if (std::find(kinds.begin(), kinds.end(), hook.kind) == kinds.end()) continue;
-    ++trusted;
-    out += escape_terminal("trusted  " + describe(hook)) + "\n";
-  }
-  if (!trusted) out += "No such hooks in feeddiff.toml: none trusted now.\n";
+  for (const HookValue& hook : *trusted)
+    out += escape_terminal("trusted  " + hook_description(hook)) + "\n";
+  if (trusted->empty()) out += "No such hooks in feeddiff.toml: none trusted now.\n";
   write_out(out);
   return 0;
 }

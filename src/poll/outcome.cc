@@ -43,10 +43,8 @@ const char* outcome_name(Outcome outcome) {
 }
 
 std::size_t PollReport::failures() const {
-  return static_cast<std::size_t>(std::count_if(sources.begin(), sources.end(), [](const auto& s) {
-    return s.outcome == Outcome::failed || s.outcome == Outcome::gone ||
-           s.outcome == Outcome::not_a_feed;
-  }));
+  return static_cast<std::size_t>(std::count_if(
+      sources.begin(), sources.end(), [](const auto& s) { return is_failure(s.outcome); }));
 }
 
 std::string raw_path(const std::string& name, bool json, Layout layout) {

@@ -175,3 +175,13 @@ TEST_CASE("item_log lists item changes newest first, one source's or every sourc
   CHECK(entries.front().source == "blog");
   CHECK(observed_minute(commits->front()).size() == 16);
 }
+
+TEST_CASE("forge_file_url turns a forge's commit page into the page of a file at it", "[changes]") {
+  CHECK(forge_file_url("https://github.com/me/feeds/commit/abc", "raw/news/response.xml") ==
+        "https://github.com/me/feeds/blob/abc/raw/news/response.xml");
+  CHECK(forge_file_url("https://gitlab.com/me/feeds/-/commit/abc", "raw/a") ==
+        "https://gitlab.com/me/feeds/-/blob/abc/raw/a");
+  CHECK(forge_file_url("https://codeberg.org/me/feeds/commit/abc", "raw/a") ==
+        "https://codeberg.org/me/feeds/src/commit/abc/raw/a");
+  CHECK_FALSE(forge_file_url("https://example.com/me/feeds", "raw/a"));
+}

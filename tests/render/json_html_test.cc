@@ -256,3 +256,18 @@ TEST_CASE("the site's pages escape names and titles, and the Atom feed has an en
   for (std::size_t at = 0; (at = atom.find("<entry>", at)) != std::string::npos; ++at) ++entries;
   CHECK(entries == 2);
 }
+
+TEST_CASE("render_change picks the page by its format's name, text for any other", "[render]") {
+  Fixture f("<a/>\n", "<b/>\n");
+  RenderOptions options;
+  CHECK(render_change(f.view, options, "json") == render_json(f.view, options));
+  CHECK(render_change(f.view, options, "markdown") == render_markdown(f.view, options));
+  HtmlLinks links;
+  links.raw = "https://example.com/raw";
+  const std::string html = render_change(f.view, options, "html", links);
+  CHECK(html == render_html(f.view, options, links));
+  CHECK(html.find("https://example.com/raw") != std::string::npos);
+  options.color = true;
+  CHECK(render_change(f.view, options, "text") == render_text(f.view, options));
+  CHECK(render_change(f.view, options, "anything") == render_text(f.view, options));
+}
