@@ -120,6 +120,39 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
 
 }  // namespace
 
+// What `show --help` says after the options.
+constexpr const char* kShowHelp =
+    R"(The page lists the commit, the source, lines added and removed, the stored size,
+whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
+recorded response headers, and the unified diff of the raw body against the source's previous
+version. Text from feeds is escaped: control characters show as \x1b, bidi overrides as \u202e.
+The Items section (items added, aged out of the feed's window, removed while older ones stay,
+changed, moved) compares the two versions parsed, with each changed field before and after
+(long text as a word diff of what a reader sees, [-removed-]{+added+} without colour); poll
+keeps it for each change it records in .git/feeddiff/cache, which can be deleted.
+
+With NAME, the page is that source's latest change at or before COMMIT, found through the
+per-source index (`show HEAD pytorch` is pytorch's latest change, whichever sources changed
+since). `show WORD` alone takes WORD as a revision when it resolves as one (HEAD~2, an id, a
+branch), else as a source that feeddiff.toml names or whose files have a history; a word
+that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
+`show HEAD WORD` for the source). `show --at TIME NAME` is NAME's newest change observed (by
+this poller's clock) at or before TIME; a TIME before its first version is an error.
+
+An article version (a source with `articles = true`; docs/articles.md) shows its URL and
+item, the headline, byline and published time (each with its change), then the word diff
+of the body, in every --format; one marked "extraction uncertain" says why and shows no edit.
+
+Examples:
+  feeddiff show                     the latest change
+  feeddiff show pytorch             the latest change of source pytorch
+  feeddiff show HEAD~20 pytorch     pytorch as of HEAD~20: its latest change at or before it
+  feeddiff show --at '3 days ago' pytorch      the change of pytorch in force 3 days ago
+  feeddiff show a766469 --format markdown > change.md
+  feeddiff show --format html > change.html    a page for a browser
+  feeddiff show --format json | jq .items      for scripts (schema: docs/json.md)
+  feeddiff show HEAD~3 --max-lines 50)";
+
 Command show_command(CLI::App& root, const Globals& globals) {
   auto* app = root.add_subcommand("show", "Show one recorded change: fields, headers and the diff");
   auto options = std::make_shared<ShowOptions>();
@@ -149,36 +182,7 @@ Command show_command(CLI::App& root, const Globals& globals) {
                   "List only these item kinds, comma-separated: added, removed, changed, "
                   "moved, reappeared, duplicate (the counts still cover every change)")
       ->type_name("KINDS");
-  app->footer(R"(The page lists the commit, the source, lines added and removed, the stored size,
-whether the commit's timestamp is the origin's (Date - Age) or the local observation, the
-recorded response headers, and the unified diff of the raw body against the source's previous
-version. Text from feeds is escaped: control characters show as \x1b, bidi overrides as \u202e.
-The Items section (items added, aged out of the feed's window, removed while older ones stay,
-changed, moved) compares the two versions parsed,
-with each changed field before and after (long text as a word diff of what a reader sees,
-[-removed-]{+added+} without colour); poll keeps it for each change it records in .git/feeddiff/cache, which can be deleted.
-
-With NAME, the page is that source's latest change at or before COMMIT, found through the
-per-source index (`show HEAD pytorch` is pytorch's latest change, whichever sources changed
-since). `show WORD` alone takes WORD as a revision when it resolves as one (HEAD~2, an id, a
-branch), else as a source that feeddiff.toml names or whose files have a history; a word
-that is both a revision and a source in feeddiff.toml is refused as ambiguous (say
-`show HEAD WORD` for the source). `show --at TIME NAME` is NAME's newest change observed (by
-this poller's clock) at or before TIME; a TIME before its first version is an error.
-
-An article version (a source with `articles = true`; docs/articles.md) shows its URL and
-item, the headline, byline and published time (each with its change), then the word diff
-of the body, in every --format; one marked "extraction uncertain" says why and shows no edit.
-
-Examples:
-  feeddiff show                     the latest change
-  feeddiff show pytorch             the latest change of source pytorch
-  feeddiff show HEAD~20 pytorch     pytorch as of HEAD~20: its latest change at or before it
-  feeddiff show --at '3 days ago' pytorch      the change of pytorch in force 3 days ago
-  feeddiff show a766469 --format markdown > change.md
-  feeddiff show --format html > change.html    a page for a browser
-  feeddiff show --format json | jq .items      for scripts (schema: docs/json.md)
-  feeddiff show HEAD~3 --max-lines 50)");
+  app->footer(kShowHelp);
   return {app, [options, &globals] { return show(globals, *options); }};
 }
 

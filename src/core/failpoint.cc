@@ -1,4 +1,4 @@
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 
 #include <fcntl.h>
 #include <signal.h>

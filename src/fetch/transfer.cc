@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
 
 namespace feeddiff::fetch_detail {

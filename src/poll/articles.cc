@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/article.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"

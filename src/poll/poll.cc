@@ -11,7 +11,7 @@
 #include <map>
 #include <optional>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"

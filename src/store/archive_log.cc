@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/message.h"
 #include "feeddiff/store.h"
 #include "store/abbreviator.h"

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/store.h"
 #include "store/archive_impl.h"
 #include "store/git_handles.h"

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"

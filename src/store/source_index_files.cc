@@ -30,7 +30,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
 #include "store/git_handles.h"
 

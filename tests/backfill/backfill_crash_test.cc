@@ -1,11 +1,11 @@
-// A `feeddiff backfill` killed (SIGKILL) at each step of its commit (src/core/failpoint.h)
+// A `feeddiff backfill` killed (SIGKILL) at each step of its commit (include/feeddiff/failpoint.h)
 // leaves an archive git fsck accepts, with the poll's version intact, and the next backfill
 // records the archive exactly once.
 
 #include <catch2/catch.hpp>
 
 #include "backfill/archive_server.h"
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 
 using namespace feeddiff::test;
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <mutex>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff::test;

@@ -1,4 +1,4 @@
-// A poll stopped by SIGKILL at each named step of its commit sequence (src/core/failpoint.h),
+// A poll stopped by SIGKILL at each named step of its commit sequence (include/feeddiff/failpoint.h),
 // not at a random moment: each kill lands exactly where it says. After each, the archive
 // passes `git fsck --strict`, keeps every earlier commit, and the next poll records the
 // change exactly once and leaves a clean work tree. A test also proves that a normal poll
@@ -16,7 +16,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff::test;

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <memory>
 
-#include "core/failpoint.h"
+#include "feeddiff/failpoint.h"
 #include "poll/poll_helpers.h"
 
 using namespace feeddiff::test;
