@@ -1,5 +1,6 @@
 #pragma once
-// search: full-text search over every version of every item the archive recorded. An index
+// search: full-text search over every version of every item the archive recorded, and of
+// every article behind an item where a source captures them (docs/articles.md). An index
 // (SQLite FTS5, .git/feeddiff/cache/search.sqlite) holds one row per item text: the same
 // title, summary and content seen in 500 versions of a feed is one row with its span (the
 // first and last version that held it, and the version it was gone from). It is a cache of
@@ -60,7 +61,8 @@ struct SnippetRun {
 };
 
 /// An item whose text matched, from the version the match appeared in to the last one that
-/// still held it.
+/// still held it; or the article behind an item, from the article version the match appeared
+/// in to the last one that held it.
 struct SearchHit {
   std::string source;        ///< the source's name
   std::string item_id;       ///< the item's identity (Item::id)
@@ -75,6 +77,10 @@ struct SearchHit {
   /// false when the item itself had left the feed.
   bool edited_out = false;
   std::vector<SnippetRun> snippet;  ///< a few words around the match, in the newest text
+  /// Set when the match is in the text of the article the item links to (a source with
+  /// `articles = true`): the page's URL. first, last, versions and gone then count that
+  /// article's versions, and gone is always an edit.
+  std::optional<std::string> article_url;
 };
 
 /// What the index did before the search answered.
@@ -109,7 +115,8 @@ Result<SearchIndexReport> update_search_index(const Archive& archive);
 /// search_expression refuses, Errc::not_found for a source the archive never recorded.
 Result<SearchResult> search_archive(const Archive& archive, const SearchQuery& query);
 
-/// What the index holds, for tests and the benchmark: each item text's source, item id,
+/// What the index holds of the feeds' items (not of articles), for tests and the benchmark:
+/// each item text's source, item id,
 /// the commits of its first and last version, and of the version it was gone from ("" while
 /// it is there), sorted. What a walk of git must give again.
 struct SearchIndexRow {

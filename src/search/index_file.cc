@@ -12,10 +12,11 @@ namespace feeddiff::search_detail {
 
 namespace {
 
-// One row per source version and one per item text (spans), the text in FTS5 (without the
-// per-row token counts: hits are ordered by time, never ranked, so bm25 has no use). A span's
-// rowid orders it by when its text first appeared (spans_id in update.cc), so the newest
-// hits come first without sorting. docs/search.md describes each column.
+// One row per source version, one per article version, and one per item or article text
+// (spans: an article's have article = 1, their ords counting that article's versions), the
+// text in FTS5 (without the per-row token counts: hits are ordered by time, never ranked, so
+// bm25 has no use). A span's rowid orders it by when its text first appeared (spans_id in
+// update.cc), so the newest hits come first without sorting. docs/search.md describes each column.
 constexpr const char* kSchema = R"(
 PRAGMA journal_mode = DELETE;
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -26,11 +27,18 @@ CREATE TABLE versions(source INTEGER NOT NULL, ord INTEGER NOT NULL, seq INTEGER
                       readable INTEGER NOT NULL, PRIMARY KEY(source, ord)) WITHOUT ROWID;
 CREATE INDEX versions_commit ON versions(commit_id);
 CREATE INDEX versions_seq ON versions(seq);
+CREATE TABLE article_versions(source INTEGER NOT NULL, item TEXT NOT NULL, ord INTEGER NOT NULL,
+                              seq INTEGER NOT NULL, commit_id TEXT NOT NULL,
+                              observed INTEGER NOT NULL, url TEXT NOT NULL,
+                              PRIMARY KEY(source, item, ord)) WITHOUT ROWID;
+CREATE INDEX article_versions_commit ON article_versions(commit_id);
+CREATE INDEX article_versions_seq ON article_versions(seq);
 CREATE TABLE spans(id INTEGER PRIMARY KEY, source INTEGER NOT NULL, item TEXT NOT NULL,
                    occurrence INTEGER NOT NULL, hash INTEGER NOT NULL, first_ord INTEGER NOT NULL,
                    last_ord INTEGER, gone_ord INTEGER, first_time INTEGER NOT NULL,
-                   gone_time INTEGER);
-CREATE INDEX spans_item ON spans(source, item, first_ord);
+                   gone_time INTEGER, article INTEGER NOT NULL DEFAULT 0,
+                   first_seq INTEGER NOT NULL DEFAULT 0, gone_seq INTEGER);
+CREATE INDEX spans_item ON spans(source, article, item, first_ord);
 CREATE VIRTUAL TABLE text USING fts5(title, summary, content, article, src, columnsize = 0,
                                      tokenize = 'unicode61 remove_diacritics 2');
 )";

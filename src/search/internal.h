@@ -12,7 +12,7 @@ namespace feeddiff::search_detail {
 
 /// The index's format: a file of another is rebuilt. Bump it with the schema or with what a
 /// row holds (the text indexed, the hash).
-inline constexpr const char* kIndexFormat = "feeddiff-search-1";
+inline constexpr const char* kIndexFormat = "feeddiff-search-2";
 
 /// Snippet markers: never in indexed text (index_text replaces them) nor in a query.
 inline constexpr char kMatchStart = '\x02';

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "feeddiff/core.h"
 #include "search/internal.h"
@@ -28,11 +29,17 @@ struct Span {
   bool match = false;
 };
 
-Result<SearchVersion> version_at(Db& db, std::int64_t source, std::int64_t ord) {
-  auto s = db.prepare("SELECT commit_id, observed FROM versions WHERE source = ?1 AND ord = ?2");
+// A version of the source's feed, or with an item, of the article behind that item.
+Result<SearchVersion> version_at(Db& db, std::int64_t source, std::int64_t ord,
+                                 const std::optional<std::string>& article = std::nullopt) {
+  auto s = db.prepare(
+      article ? "SELECT commit_id, observed FROM article_versions WHERE source = ?1 AND ord = ?2 "
+                "AND item = ?3"
+              : "SELECT commit_id, observed FROM versions WHERE source = ?1 AND ord = ?2");
   if (!s) return s.error();
   (void)s->bind(1, source);
   (void)s->bind(2, ord);
+  if (article) (void)s->bind(3, std::string_view(*article));
   auto row = s->step();
   if (!row) return row.error();
   if (!*row)
@@ -74,14 +81,17 @@ class Searcher {
   }
 
   // The hit of an item whose text `newest` matched.
+  // For an article's text, its own versions take the place of the feed's: last_readable is
+  // the article's newest version, and a text is only ever gone because it was edited.
   Result<SearchHit> hit(std::int64_t source, const std::string& name, const std::string& item,
-                        std::int64_t newest, std::int64_t last_readable) {
+                        std::int64_t newest, std::int64_t last_readable, bool article) {
     auto s = db_.prepare(
-        "SELECT id, first_ord, last_ord, gone_ord FROM spans WHERE source = ?1 AND item = ?2 "
-        "ORDER BY first_ord, id");
+        "SELECT id, first_ord, last_ord, gone_ord FROM spans WHERE source = ?1 AND article = ?3 "
+        "AND item = ?2 ORDER BY first_ord, id");
     if (!s) return s.error();
     (void)s->bind(1, source);
     (void)s->bind(2, std::string_view(item));
+    (void)s->bind(3, std::int64_t{article ? 1 : 0});
     std::vector<Span> spans;
     for (;;) {
       auto row = s->step();
@@ -127,17 +137,25 @@ class Searcher {
     SearchHit hit;
     hit.source = name;
     hit.item_id = item;
-    auto first = version_at(db_, source, begin->first_ord);
+    std::optional<std::string> of;
+    if (article) {
+      of = item;
+      auto newest_article = article_newest(source, item);
+      if (!newest_article) return newest_article.error();
+      last_readable = newest_article->first;
+      hit.article_url = std::move(newest_article->second);
+    }
+    auto first = version_at(db_, source, begin->first_ord, of);
     if (!first) return first.error();
     hit.first = std::move(*first);
     const std::int64_t last_ord = last->gone_ord ? last->last_ord.value_or(last->first_ord)
                                                  : std::max(last_readable, last->first_ord);
-    auto last_version = version_at(db_, source, last_ord);
+    auto last_version = version_at(db_, source, last_ord, of);
     if (!last_version) return last_version.error();
     hit.last = std::move(*last_version);
     hit.versions = static_cast<std::size_t>(last_ord - begin->first_ord + 1);
     if (last->gone_ord) {
-      auto gone = version_at(db_, source, *last->gone_ord);
+      auto gone = version_at(db_, source, *last->gone_ord, of);
       if (!gone) return gone.error();
       hit.gone = std::move(*gone);
       hit.edited_out = std::any_of(spans.begin(), spans.end(),
@@ -161,6 +179,21 @@ class Searcher {
   }
 
  private:
+  // The article's newest version and the URL it was fetched from.
+  Result<std::pair<std::int64_t, std::string>> article_newest(std::int64_t source,
+                                                              const std::string& item) {
+    auto s = db_.prepare(
+        "SELECT ord, url FROM article_versions WHERE source = ?1 AND item = ?2 "
+        "ORDER BY ord DESC LIMIT 1");
+    if (!s) return s.error();
+    (void)s->bind(1, source);
+    (void)s->bind(2, std::string_view(item));
+    auto row = s->step();
+    if (!row) return row.error();
+    if (!*row) return Error{Errc::internal, "search index: an article without versions"};
+    return std::pair{s->integer(0), s->text(1).value_or("")};
+  }
+
   Db& db_;
   std::string user_match_;
 };
@@ -255,7 +288,8 @@ Result<SearchResult> run_search(const Archive& archive, Db& db, const SearchQuer
     match += " AND src : (" + any + ")";
   }
   std::string sql =
-      "SELECT text.rowid, spans.source, spans.item, sources.name, sources.last_readable "
+      "SELECT text.rowid, spans.source, spans.item, sources.name, sources.last_readable, "
+      "spans.article "
       "FROM text JOIN spans ON spans.id = text.rowid JOIN sources ON sources.id = spans.source "
       "WHERE text MATCH ?1";
   if (query.until) sql += " AND spans.first_time <= ?2";
@@ -270,9 +304,11 @@ Result<SearchResult> run_search(const Archive& archive, Db& db, const SearchQuer
   struct Found {
     std::int64_t span, source, last_readable;
     std::string name, item;
+    bool article;
   };
   std::vector<Found> found;
-  std::set<std::pair<std::int64_t, std::string>> seen;
+  // One hit per item, and one per article behind an item.
+  std::set<std::tuple<std::int64_t, std::string, bool>> seen;
   for (;;) {
     auto row = s->step();
     if (!row) {
@@ -283,17 +319,18 @@ Result<SearchResult> run_search(const Archive& archive, Db& db, const SearchQuer
     }
     if (!*row) break;
     auto item = s->text(2).value_or("");
-    if (!seen.emplace(s->integer(1), item).second) continue;
+    const bool article = s->integer(5) != 0;
+    if (!seen.emplace(s->integer(1), item, article).second) continue;
     if (found.size() == query.limit) {
       result.more = true;
       break;
     }
-    found.push_back(
-        {s->integer(0), s->integer(1), s->integer(4), s->text(3).value_or(""), std::move(item)});
+    found.push_back({s->integer(0), s->integer(1), s->integer(4), s->text(3).value_or(""),
+                     std::move(item), article});
   }
   Searcher searcher(db, user_match);
   for (const Found& f : found) {
-    auto hit = searcher.hit(f.source, f.name, f.item, f.span, f.last_readable);
+    auto hit = searcher.hit(f.source, f.name, f.item, f.span, f.last_readable, f.article);
     if (!hit) return hit.error();
     result.hits.push_back(std::move(*hit));
   }
@@ -367,7 +404,7 @@ Result<std::vector<SearchIndexRow>> search_index_rows(const Archive& archive) {
     auto s = db.prepare(
         "SELECT sources.name, spans.item, text.title, f.commit_id, "
         "coalesce(l.commit_id, n.commit_id), coalesce(g.commit_id, '') "
-        "FROM spans JOIN sources ON sources.id = spans.source "
+        "FROM spans JOIN sources ON sources.id = spans.source AND spans.article = 0 "
         "JOIN text ON text.rowid = spans.id "
         "JOIN versions f ON f.source = spans.source AND f.ord = spans.first_ord "
         "LEFT JOIN versions l ON l.source = spans.source AND l.ord = spans.last_ord "

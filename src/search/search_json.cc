@@ -29,7 +29,9 @@ std::string search_json(std::string_view query, const SearchResult& result) {
          {"gone", hit.gone ? version_json(*hit.gone) : nlohmann::json(nullptr)},
          {"gone_because", hit.gone ? nlohmann::json(hit.edited_out ? "edited" : "removed")
                                    : nlohmann::json(nullptr)},
-         {"snippet", snippet}});
+         {"snippet", snippet},
+         {"article",
+          hit.article_url ? nlohmann::json{{"url", *hit.article_url}} : nlohmann::json(nullptr)}});
   }
   nlohmann::json doc = {{"feeddiff", "search"}, {"version", 1},
                         {"query", query},       {"hits", hits},

@@ -45,13 +45,16 @@ std::string search_text(const SearchResult& result, bool color) {
     out += color ? fmt::format("\x1b[1m{}\x1b[0m: {}\n", escape_terminal(hit.source), title)
                  : fmt::format("{}: {}\n", escape_terminal(hit.source), title);
     out += fmt::format("  item     {}\n", escape_terminal(hit.item_id));
+    if (hit.article_url) out += fmt::format("  article  {}\n", escape_terminal(*hit.article_url));
     out += fmt::format("  matched  {} ({}) to {} ({}), {}\n", format_iso8601_ms(hit.first.observed),
                        short_commit(hit.first.commit), format_iso8601_ms(hit.last.observed),
                        short_commit(hit.last.commit), plural(hit.versions, "version", "versions"));
     if (hit.gone)
       out += fmt::format("  gone     {} ({}): {}\n", format_iso8601_ms(hit.gone->observed),
                          short_commit(hit.gone->commit),
-                         hit.edited_out ? "the item's text changed" : "the item left the feed");
+                         hit.article_url  ? "the article's text changed"
+                         : hit.edited_out ? "the item's text changed"
+                                          : "the item left the feed");
     else
       out += "  gone     still there\n";
     if (!hit.snippet.empty()) out += "  " + snippet_text(hit.snippet, color) + "\n";

@@ -12,6 +12,7 @@
 
 #include "feeddiff/changes.h"
 #include "feeddiff/core.h"
+#include "feeddiff/message.h"
 #include "feeddiff/normalize.h"
 #include "search/internal.h"
 
@@ -89,6 +90,9 @@ class Updater {
   Result<Statement> prepare(const char* sql) { return db_.prepare(sql); }
   Result<SourceState*> state_of(const std::string& name);
   Status index_commit(const std::string& id, std::int64_t seq);
+  Status index_article_commit(const CommitInfo& commit, std::int64_t seq);
+  Status add_article_version(const std::string& source, const std::string& item,
+                             const CommitInfo& commit, std::int64_t seq, const std::string& blob);
   Status add_version(SourceState& state, const std::string& commit, std::int64_t seq,
                      TimeMs observed, const std::string& blob);
   Status rewind(std::int64_t seq);
@@ -284,6 +288,133 @@ Status Updater::add_version(SourceState& state, const std::string& commit, std::
   return Ok{};
 }
 
+// An article version (docs/articles.md): each article.txt the commit wrote is a version of
+// that article's text, one span per distinct text as for an item. Versions whose extraction
+// is in doubt are not indexed: a paywall is not the text having gone.
+Status Updater::index_article_commit(const CommitInfo& commit, std::int64_t seq) {
+  const std::string* kind = commit.trailer("Change-Class");
+  if (!kind || *kind != kArticleClass) return Ok{};
+  auto changes = archive_.changes(commit.id, "articles/");
+  if (!changes) return changes.error();
+  bool any = false;
+  for (const PathChange& c : *changes) {
+    // articles/<source>/<hh>/<key>/article.txt
+    std::vector<std::string_view> parts;
+    for (std::string_view rest = c.path;;) {
+      const auto slash = rest.find('/');
+      parts.push_back(rest.substr(0, slash));
+      if (slash == std::string_view::npos) break;
+      rest.remove_prefix(slash + 1);
+    }
+    if (c.kind == ChangeKind::deleted || parts.size() != 5 || parts[4] != "article.txt" ||
+        !check_source_name(parts[1]))
+      continue;
+    // The item's id from the trailer when it is the one the directory is named after; the
+    // key alone otherwise (a commit anyone could write claims what it likes).
+    std::string item(parts[3]);
+    if (const std::string* id = commit.trailer("Item-Id");
+        id && sha1_hex(*id).substr(0, 20) == parts[3])
+      item = *id;
+    if (auto ok = add_article_version(std::string(parts[1]), item, commit, seq, c.new_blob); !ok)
+      return ok;
+    any = true;
+  }
+  if (any) ++report_.commits;
+  return Ok{};
+}
+
+Status Updater::add_article_version(const std::string& source, const std::string& item,
+                                    const CommitInfo& commit, std::int64_t seq,
+                                    const std::string& blob) {
+  auto state = state_of(source);
+  if (!state) return state.error();
+  const std::int64_t source_id = (*state)->id;
+  auto next = prepare(
+      "SELECT coalesce(max(ord) + 1, 0) FROM article_versions WHERE source = ?1 AND item = ?2");
+  if (!next) return next.error();
+  (void)next->bind(1, source_id);
+  (void)next->bind(2, std::string_view(item));
+  if (auto row = next->step(); !row) return row.error();
+  const std::int64_t ord = next->integer(0);
+  const TimeMs observed = observation_time(commit);
+  const std::string* url = commit.trailer("Article-URL");
+  auto version = prepare(
+      "INSERT INTO article_versions(source, item, ord, seq, commit_id, observed, url) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!version) return version.error();
+  (void)version->bind(1, source_id);
+  (void)version->bind(2, std::string_view(item));
+  (void)version->bind(3, ord);
+  (void)version->bind(4, seq);
+  (void)version->bind(5, std::string_view(commit.id));
+  (void)version->bind(6, std::int64_t{observed});
+  (void)version->bind(7, std::string_view(url ? *url : std::string()));
+  if (auto ok = version->run(); !ok) return ok;
+  ++report_.versions;
+
+  auto body = archive_.read_blob(blob);
+  if (!body) return body.error();
+  const ArticleFile file = parse_article_file(*body);
+  const std::string title = index_text(file.title, false);
+  const std::string text = index_text(file.body, false);
+  const auto digest = sha1(title + '\0' + text);
+  Hash hash;
+  std::memcpy(&hash, digest.data(), sizeof hash);
+
+  auto open = prepare(
+      "SELECT id, hash FROM spans WHERE source = ?1 AND article = 1 AND item = ?2 AND "
+      "gone_ord IS NULL");
+  if (!open) return open.error();
+  (void)open->bind(1, source_id);
+  (void)open->bind(2, std::string_view(item));
+  auto found = open->step();
+  if (!found) return found.error();
+  if (*found) {
+    if (open->integer(1) == hash) return Ok{};
+    auto close = prepare(
+        "UPDATE spans SET last_ord = ?2, gone_ord = ?3, gone_time = ?4, gone_seq = ?5 "
+        "WHERE id = ?1");
+    if (!close) return close.error();
+    (void)close->bind(1, open->integer(0));
+    (void)close->bind(2, ord - 1);
+    (void)close->bind(3, ord);
+    (void)close->bind(4, std::int64_t{observed});
+    (void)close->bind(5, seq);
+    if (auto ok = close->run(); !ok) return ok;
+  }
+  auto insert_span = prepare(
+      "INSERT OR IGNORE INTO spans(id, source, item, occurrence, hash, first_ord, first_time, "
+      "article, first_seq) VALUES(?1, ?2, ?3, 0, ?4, ?5, ?6, 1, ?7)");
+  if (!insert_span) return insert_span.error();
+  std::int64_t span = 0;
+  for (std::int64_t id = span_id_base(observed, counter_++);; ++id) {
+    (void)insert_span->bind(1, id);
+    (void)insert_span->bind(2, source_id);
+    (void)insert_span->bind(3, std::string_view(item));
+    (void)insert_span->bind(4, hash);
+    (void)insert_span->bind(5, ord);
+    (void)insert_span->bind(6, std::int64_t{observed});
+    (void)insert_span->bind(7, seq);
+    if (auto ok = insert_span->run(); !ok) return ok;
+    if (db_.changes() == 1) {
+      span = id;
+      break;
+    }
+  }
+  auto insert_text = prepare(
+      "INSERT INTO text(rowid, title, summary, content, article, src) "
+      "VALUES(?1, ?2, '', '', ?3, ?4)");
+  if (!insert_text) return insert_text.error();
+  (void)insert_text->bind(1, span);
+  (void)insert_text->bind(2, std::string_view(title));
+  (void)insert_text->bind(3, std::string_view(text));
+  const std::string src = "s" + std::to_string(source_id);
+  (void)insert_text->bind(4, std::string_view(src));
+  if (auto ok = insert_text->run(); !ok) return ok;
+  ++report_.rows;
+  return Ok{};
+}
+
 // The source a commit poll wrote is about (`S: added (...` or `S: changed (...`, one parent,
 // trailer `Source: S`), whose changes are then looked for in raw/S/ alone once store has
 // checked the claim against the tree (changed_only_source: a byte compare of the two raw/
@@ -301,6 +432,7 @@ std::string poll_source(const CommitInfo& commit) {
 Status Updater::index_commit(const std::string& id, std::int64_t seq) {
   auto commit = archive_.resolve(id);
   if (!commit) return commit.error();
+  if (is_article_commit(*commit)) return index_article_commit(*commit, seq);
   std::string source = poll_source(*commit);
   if (!source.empty()) {
     // A commit anyone can write claims what it likes: one that also rewrote other sources is
@@ -355,22 +487,32 @@ Status Updater::rewind(std::int64_t seq) {
     const std::string s = std::to_string(source), k = std::to_string(ord);
     const std::string sql = fmt::format(
         "DELETE FROM text WHERE rowid IN (SELECT id FROM spans WHERE source = {0} AND "
-        "first_ord >= {1});"
-        "DELETE FROM spans WHERE source = {0} AND first_ord >= {1};"
+        "article = 0 AND first_ord >= {1});"
+        "DELETE FROM spans WHERE source = {0} AND article = 0 AND first_ord >= {1};"
         "UPDATE spans SET last_ord = NULL, gone_ord = NULL, gone_time = NULL "
-        "WHERE source = {0} AND gone_ord >= {1};"
+        "WHERE source = {0} AND article = 0 AND gone_ord >= {1};"
         "DELETE FROM versions WHERE source = {0} AND ord >= {1};"
         "UPDATE sources SET versions = {1}, last_readable = coalesce((SELECT max(ord) FROM "
         "versions WHERE source = {0} AND readable = 1), -1) WHERE id = {0};",
         s, k);
     if (auto ok = db_.exec(sql); !ok) return ok;
   }
-  return Ok{};
+  // Articles: what their versions after seq began goes, and what they ended is open again.
+  const std::string k = std::to_string(seq);
+  return db_.exec(fmt::format(
+      "DELETE FROM text WHERE rowid IN (SELECT id FROM spans WHERE article = 1 AND "
+      "first_seq > {0});"
+      "DELETE FROM spans WHERE article = 1 AND first_seq > {0};"
+      "UPDATE spans SET last_ord = NULL, gone_ord = NULL, gone_time = NULL, gone_seq = NULL "
+      "WHERE article = 1 AND gone_seq > {0};"
+      "DELETE FROM article_versions WHERE seq > {0};",
+      k));
 }
 
 Status Updater::wipe() {
   return db_.exec(
-      "DELETE FROM spans; DELETE FROM versions; DELETE FROM sources;"
+      "DELETE FROM spans; DELETE FROM versions; DELETE FROM article_versions;"
+      "DELETE FROM sources;"
       "INSERT INTO text(text) VALUES('delete-all');");
 }
 
@@ -399,13 +541,17 @@ Result<SearchIndexReport> Updater::run() {
 
   // Back from the head to the commit the index covers, or to the newest commit it indexed
   // (the branch was reset or replayed past the one it covers), or to the root.
-  auto known = prepare("SELECT max(seq) FROM versions WHERE commit_id = ?1");
+  auto known = prepare(
+      "SELECT max(seq) FROM (SELECT seq FROM versions WHERE commit_id = ?1 UNION ALL "
+      "SELECT seq FROM article_versions WHERE commit_id = ?1)");
   if (!known) return known.error();
   std::vector<std::string> todo;
   bool at_tip = false;
   std::optional<std::int64_t> base;
   Status lookup = Ok{};
-  auto walked = archive_.walk_first_parent("raw/", [&](const std::string& id, bool touched) {
+  // Every commit: a feed's versions change raw/, an article's articles/ (a commit that
+  // changed neither costs a look at its raw/ tree).
+  auto walked = archive_.walk_first_parent("", [&](const std::string& id, bool touched) {
     if (tip->has_value() && id == **tip) {
       at_tip = true;
       return false;
@@ -428,7 +574,9 @@ Result<SearchIndexReport> Updater::run() {
   if (!lookup) return lookup.error();
 
   auto max_seq = [&]() -> Result<std::int64_t> {
-    auto s = prepare("SELECT coalesce(max(seq), 0) FROM versions");
+    auto s = prepare(
+        "SELECT max(coalesce((SELECT max(seq) FROM versions), 0), "
+        "coalesce((SELECT max(seq) FROM article_versions), 0))");
     if (!s) return s.error();
     auto row = s->step();
     if (!row) return row.error();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "feeddiff/message.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/search.h"
 #include "support/recorded_archive.h"
@@ -381,4 +382,100 @@ TEST_CASE("a commit forged with one source's poll title that rewrites another is
   const SearchResult found = search_for(archive, "\"slipped in quietly\"");
   REQUIRE(found.hits.size() == 1);
   CHECK(found.hits[0].source == "beta");
+}
+
+namespace {
+
+// Commits an article version of item `id` of `source` as poll's article phase does
+// (docs/articles.md): articles/SOURCE/HH/KEY/{page.html,article.txt}, Change-Class article
+// (or article-uncertain), Item-Id and Article-URL.
+std::string record_article(RecordedArchive& recorded, const std::string& source,
+                           const std::string& id, const std::string& headline,
+                           const std::string& body, bool uncertain = false) {
+  const std::string key = sha1_hex(id).substr(0, 20);
+  const std::string dir = "articles/" + source + "/" + key.substr(0, 2) + "/" + key + "/";
+  ArticleFile file;
+  file.title = headline;
+  file.body = body + "\n";
+  return recorded.record_files(
+      source + ": article " + (uncertain ? "archived, extraction uncertain: " : "changed: ") +
+          headline,
+      "Source: " + source + "\nChange-Class: " + (uncertain ? "article-uncertain" : "article") +
+          "\nArticle-URL: https://example.com/a/" + id + "\nItem-Id: " + id + "\n",
+      {{dir + "page.html", "<html><body><p>" + body + "</p></body></html>"},
+       {dir + "article.txt", format_article_file(file)}});
+}
+
+}  // namespace
+
+TEST_CASE("search finds words of the articles behind items, each with its own versions",
+          "[search]") {
+  RecordedArchive recorded("search-articles", {"news"});
+  recorded.record("news", feed_of({{"p1", "Bridge vote", "the council votes"}}));
+  const std::string a1 = record_article(recorded, "news", "p1", "Bridge vote delayed",
+                                        "The vote on the bridge is delayed to March.");
+  recorded.record("news", feed_of({{"p1", "Bridge vote", "the council votes"}}, 2));
+  // A paywall in between is no version of the text: the words are not gone.
+  record_article(recorded, "news", "p1", "Subscribe", "Subscribe to read", true);
+  const std::string a2 = record_article(recorded, "news", "p1", "Bridge vote delayed",
+                                        "The vote on the bridge is delayed to April.");
+  const Archive archive = recorded.open();
+
+  const SearchResult march = search_for(archive, "march");
+  REQUIRE(march.hits.size() == 1);
+  const SearchHit& hit = march.hits[0];
+  CHECK(hit.source == "news");
+  CHECK(hit.item_id == "p1");
+  CHECK(hit.title == "Bridge vote delayed");
+  REQUIRE(hit.article_url);
+  CHECK(*hit.article_url == "https://example.com/a/p1");
+  CHECK(hit.first.commit == a1);
+  CHECK(hit.last.commit == a1);
+  CHECK(hit.versions == 1);
+  REQUIRE(hit.gone);
+  CHECK(hit.gone->commit == a2);
+  CHECK(hit.edited_out);
+  CHECK(search_text(march, false).find("gone     ") != std::string::npos);
+  CHECK(search_text(march, false).find("the article's text changed") != std::string::npos);
+  CHECK(search_text(march, false).find("  article  https://example.com/a/p1\n") !=
+        std::string::npos);
+  CHECK(search_json("march", march).find("\"url\": \"https://example.com/a/p1\"") !=
+        std::string::npos);
+
+  const SearchResult april = search_for(archive, "april", {"news"});
+  REQUIRE(april.hits.size() == 1);
+  CHECK(april.hits[0].first.commit == a2);
+  CHECK_FALSE(april.hits[0].gone);
+  CHECK(search_for(archive, "subscribe").hits.empty());
+
+  // A word in both the item and its article: a hit for each.
+  const SearchResult bridge = search_for(archive, "bridge");
+  REQUIRE(bridge.hits.size() == 2);
+  CHECK(bridge.hits[0].article_url.has_value() != bridge.hits[1].article_url.has_value());
+
+  // The item rows still agree with a walk of git: articles are kept apart from them.
+  check_agrees(recorded, {"news"});
+
+  // A reset past the edit rewinds the article's versions too; a new edit after it is read.
+  auto reset = run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", "HEAD~1"});
+  REQUIRE(reset.exit_code == 0);
+  const SearchResult gone = search_for(archive, "april");
+  CHECK(gone.index.action == SearchIndexReport::Action::rewound);
+  CHECK(gone.hits.empty());
+  const SearchResult back = search_for(archive, "march");
+  REQUIRE(back.hits.size() == 1);
+  CHECK_FALSE(back.hits[0].gone);
+  const std::string a3 = record_article(recorded, "news", "p1", "Bridge vote delayed",
+                                        "The vote on the bridge is delayed to May.");
+  const SearchResult may = search_for(archive, "march");
+  REQUIRE(may.hits.size() == 1);
+  REQUIRE(may.hits[0].gone);
+  CHECK(may.hits[0].gone->commit == a3);
+  // From scratch, the same answer.
+  std::filesystem::remove(search_index_path(archive));
+  const SearchResult rebuilt = search_for(archive, "march");
+  CHECK(rebuilt.index.action == SearchIndexReport::Action::rebuilt);
+  REQUIRE(rebuilt.hits.size() == 1);
+  REQUIRE(rebuilt.hits[0].gone);
+  CHECK(rebuilt.hits[0].gone->commit == a3);
 }

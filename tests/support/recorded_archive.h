@@ -55,6 +55,23 @@ class RecordedArchive {
     return made->value_or("");
   }
 
+  /// Commits files (path, bytes) at the next tick, titled `title`, with Observed-At and then
+  /// trailers ("Key: value\n" lines) after it: commits that are not a feed's version (an
+  /// article's, a backfill's). Its commit id.
+  std::string record_files(const std::string& title, const std::string& trailers,
+                           const std::vector<std::pair<std::string, std::string>>& files) {
+    auto archive = Archive::open(dir_);
+    REQUIRE(archive);
+    clock_ += 600'000;
+    CommitRequest request;
+    request.message = title + "\n\nObserved-At: " + format_iso8601_ms(clock_) + "\n" + trailers;
+    request.author_time = request.commit_time = clock_;
+    for (const auto& [path, bytes] : files) request.files.push_back({path, bytes});
+    auto made = archive->commit(request);
+    REQUIRE(made);
+    return made->value_or("");
+  }
+
   /// The archive, opened afresh.
   Archive open() const {
     auto archive = Archive::open(dir_);
