@@ -171,6 +171,8 @@ std::string outcome_line(const SourceOutcome& outcome, TimeMs now);
 /// An article page's line, escaped: `NAME: article changed: HEADLINE abc1234`, or for the
 /// other results `NAME: article RESULT: WHY (URL)`.
 std::string article_line(const ArticleOutcome& article);
+/// `articles: stopped early, ...: WHY`, escaped; "" when the article phase ran to its end.
+std::string articles_error_line(const PollReport& report);
 /// `packs: not consolidated: WHY (...)`, escaped; "" when consolidating did not fail.
 std::string packs_error_line(const PollReport& report);
 /// `packs: N rolled up into one (...)`; "" when no pack was rolled up.

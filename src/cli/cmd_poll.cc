@@ -171,11 +171,7 @@ void print_articles(const PollReport& report, const PollFlags& flags) {
     if (quiet && !flags.verbose) continue;
     write_out(article_line(a) + "\n");
   }
-  if (!report.articles_error.empty())
-    write_out(escape_terminal(fmt::format("articles: stopped early, the rest wait for the next "
-                                          "poll: {}",
-                                          report.articles_error)) +
-              "\n");
+  if (!report.articles_error.empty()) write_out(articles_error_line(report) + "\n");
 }
 
 // One line for each source that the flags ask to see, or why there was none.

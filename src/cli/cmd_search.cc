@@ -81,9 +81,10 @@ Command search_command(CLI::App& root, const Globals& globals) {
       ->check(CLI::IsMember({"text", "json"}));
   app->footer(
       R"(Looks in the title, summary and content (markup stripped) of every version of every
-item the archive recorded. Each hit is one item: the source, the item's id and title, the
-first and last version (time observed, commit) whose text matched, and the version the match
-was gone from (the item's text changed, or the item left the feed), or "still there". Hits
+item the archive recorded, and in the captured articles behind items (articles = true; a
+hit in one names its URL and counts its versions). Each hit is one item: the source, the id
+and title, the first and last version (time observed, commit) whose text matched, and the
+version it was gone from (text changed, or the item left the feed), or "still there". Hits
 come newest first (by when the matching text appeared), each with a few words around the
 match, bold on a terminal and between ** otherwise; feed text is escaped.
 

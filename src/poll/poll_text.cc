@@ -56,6 +56,12 @@ std::string article_line(const ArticleOutcome& a) {
   return escape_terminal(line);
 }
 
+std::string articles_error_line(const PollReport& report) {
+  if (report.articles_error.empty()) return "";
+  return escape_terminal(fmt::format("articles: stopped early, the rest wait for the next poll: {}",
+                                     report.articles_error));
+}
+
 std::string packs_error_line(const PollReport& report) {
   if (report.packs_error.empty()) return "";
   return escape_terminal(

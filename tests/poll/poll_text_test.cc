@@ -48,6 +48,10 @@ TEST_CASE("article_line gives the headline of an edit and the URL of anything el
 TEST_CASE("the packs' lines are empty unless consolidation failed or rolled packs up", "[poll]") {
   PollReport report;
   CHECK(packs_error_line(report).empty());
+  CHECK(articles_error_line(report).empty());
+  report.articles_error = "disk \x1b[2J full";
+  CHECK(articles_error_line(report) ==
+        "articles: stopped early, the rest wait for the next poll: disk \\x1b[2J full");
   CHECK(packs_rolled_line(report).empty());
   report.packs_error = "disk full";
   CHECK(packs_error_line(report) ==
