@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "feeddiff/core.h"
 #include "search/internal.h"
@@ -15,6 +17,7 @@ namespace feeddiff {
 
 using namespace search_detail;
 using sqlite::Db;
+using sqlite::Statement;
 
 namespace {
 
@@ -67,12 +70,39 @@ std::vector<SnippetRun> snippet_runs(std::string_view marked) {
   return out;
 }
 
+// A hit's newest matching text: its title and the snippet.
+struct Shown {
+  std::string title;
+  std::string snippet;  // with the match markers
+};
+
+// Each MATCH FTS5 answers reads the query's terms anew; for a prefix kept whole (one that
+// covers more than kMaxPrefixTerms terms: `1*`) that is a merge of every term it covers, 20
+// ms at 1M versions, and a search asks one for each span of each hit and one for each
+// snippet: a second in all. Such a query (`wide`) is answered in two passes instead: the
+// matching rows read once, and the snippets of every hit in one statement.
 class Searcher {
  public:
-  Searcher(Db& db, std::string user_match) : db_(db), user_match_(std::move(user_match)) {}
+  Searcher(Db& db, std::string user_match, bool wide)
+      : db_(db), user_match_(std::move(user_match)), wide_(wide) {}
 
   // Whether the span's text matches the user's query.
   Result<bool> matches(std::int64_t span) {
+    if (wide_) {
+      if (!matching_) {
+        auto s = db_.prepare("SELECT rowid FROM text WHERE text MATCH ?1");
+        if (!s) return s.error();
+        (void)s->bind(1, std::string_view(user_match_));
+        matching_.emplace();
+        for (;;) {
+          auto row = s->step();
+          if (!row) return row.error();
+          if (!*row) break;
+          matching_->insert(s->integer(0));
+        }
+      }
+      return matching_->count(span) != 0;
+    }
     auto s = db_.prepare("SELECT 1 FROM text WHERE text MATCH ?1 AND rowid = ?2");
     if (!s) return s.error();
     (void)s->bind(1, std::string_view(user_match_));
@@ -80,11 +110,59 @@ class Searcher {
     return s->step();
   }
 
+  // The title and snippet of each text, by its rowid; in one statement for a wide query.
+  Result<std::map<std::int64_t, Shown>> shown(const std::vector<std::int64_t>& rows) {
+    const std::string snippet =
+        fmt::format("snippet(text, -1, char({}), char({}), '…', 16)", static_cast<int>(kMatchStart),
+                    static_cast<int>(kMatchEnd));
+    std::map<std::int64_t, Shown> out;
+    auto read = [&](Statement& s) -> Status {
+      for (;;) {
+        auto row = s.step();
+        if (!row) return row.error();
+        if (!*row) return Ok{};
+        if (!s.is_null(2)) out[s.integer(0)] = {s.text(1).value_or(""), s.text(2).value_or("")};
+      }
+    };
+    if (!wide_) {
+      auto s = db_.prepare(fmt::format(
+          "SELECT rowid, title, {} FROM text WHERE text MATCH ?1 AND rowid = ?2", snippet));
+      if (!s) return s.error();
+      for (std::int64_t id : rows) {
+        (void)s->bind(1, std::string_view(user_match_));
+        (void)s->bind(2, id);
+        if (auto ok = read(*s); !ok) return ok.error();
+        s->reset();
+      }
+      return out;
+    }
+    // The snippet is made for the rows asked for alone: CASE evaluates it only for them.
+    if (auto ok = db_.exec("CREATE TEMP TABLE IF NOT EXISTS shown_rows(id INTEGER PRIMARY KEY);"
+                           "DELETE FROM temp.shown_rows;");
+        !ok)
+      return ok.error();
+    auto add = db_.prepare("INSERT OR IGNORE INTO temp.shown_rows(id) VALUES(?1)");
+    if (!add) return add.error();
+    for (std::int64_t id : rows) {
+      (void)add->bind(1, id);
+      if (auto ok = add->run(); !ok) return ok.error();
+    }
+    auto s = db_.prepare(fmt::format(
+        "SELECT rowid, title, CASE WHEN rowid IN (SELECT id FROM temp.shown_rows) THEN {} END "
+        "FROM text WHERE text MATCH ?1",
+        snippet));
+    if (!s) return s.error();
+    (void)s->bind(1, std::string_view(user_match_));
+    if (auto ok = read(*s); !ok) return ok.error();
+    return out;
+  }
+
   // The hit of an item whose text `newest` matched.
   // For an article's text, its own versions take the place of the feed's: last_readable is
   // the article's newest version, and a text is only ever gone because it was edited.
   Result<SearchHit> hit(std::int64_t source, const std::string& name, const std::string& item,
-                        std::int64_t newest, std::int64_t last_readable, bool article) {
+                        std::int64_t newest, std::int64_t last_readable, bool article,
+                        std::int64_t& newest_row) {
     auto s = db_.prepare(
         "SELECT id, first_ord, last_ord, gone_ord FROM spans WHERE source = ?1 AND article = ?3 "
         "AND item = ?2 ORDER BY first_ord, id");
@@ -161,20 +239,8 @@ class Searcher {
       hit.edited_out = std::any_of(spans.begin(), spans.end(),
                                    [&](const Span& x) { return x.first_ord == *last->gone_ord; });
     }
-    // The title and snippet of the newest matching text.
-    auto text = db_.prepare(
-        fmt::format("SELECT title, snippet(text, -1, char({}), char({}), '…', 16) FROM text "
-                    "WHERE text MATCH ?1 AND rowid = ?2",
-                    static_cast<int>(kMatchStart), static_cast<int>(kMatchEnd)));
-    if (!text) return text.error();
-    (void)text->bind(1, std::string_view(user_match_));
-    (void)text->bind(2, last->id);
-    auto row = text->step();
-    if (!row) return row.error();
-    if (*row) {
-      hit.title = text->text(0).value_or("");
-      hit.snippet = snippet_runs(text->text(1).value_or(""));
-    }
+    // The title and snippet come from the newest matching text (shown, for every hit at once).
+    newest_row = last->id;
     return hit;
   }
 
@@ -196,6 +262,8 @@ class Searcher {
 
   Db& db_;
   std::string user_match_;
+  bool wide_;
+  std::optional<std::unordered_set<std::int64_t>> matching_;  // a wide query's rows
 };
 
 // A prefix (`"wei"*`) is the one thing FTS5 reads whole: every term it covers merged into one
@@ -328,12 +396,23 @@ Result<SearchResult> run_search(const Archive& archive, Db& db, const SearchQuer
     found.push_back({s->integer(0), s->integer(1), s->integer(4), s->text(3).value_or(""),
                      std::move(item), article});
   }
-  Searcher searcher(db, user_match);
+  Searcher searcher(db, user_match, expanded->find("\"*") != std::string::npos);
+  std::vector<std::int64_t> newest_rows;
   for (const Found& f : found) {
-    auto hit = searcher.hit(f.source, f.name, f.item, f.span, f.last_readable, f.article);
+    std::int64_t newest_row = 0;
+    auto hit =
+        searcher.hit(f.source, f.name, f.item, f.span, f.last_readable, f.article, newest_row);
     if (!hit) return hit.error();
     result.hits.push_back(std::move(*hit));
+    newest_rows.push_back(newest_row);
   }
+  auto shown = searcher.shown(newest_rows);
+  if (!shown) return shown.error();
+  for (std::size_t i = 0; i < result.hits.size(); ++i)
+    if (auto it = shown->find(newest_rows[i]); it != shown->end()) {
+      result.hits[i].title = it->second.title;
+      result.hits[i].snippet = snippet_runs(it->second.snippet);
+    }
   return result;
 }
 

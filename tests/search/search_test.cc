@@ -479,3 +479,43 @@ TEST_CASE("search finds words of the articles behind items, each with its own ve
   REQUIRE(rebuilt.hits[0].gone);
   CHECK(rebuilt.hits[0].gone->commit == a3);
 }
+
+TEST_CASE("a prefix covering more than 32 words finds what each word finds, with snippets",
+          "[search]") {
+  RecordedArchive recorded("search-wide-prefix", {"blog"});
+  std::vector<FakeItem> items;
+  for (int i = 0; i < 40; ++i)
+    items.push_back({fmt::format("i{}", i), fmt::format("Item {}", i),
+                     fmt::format("about word{} and more", i)});
+  recorded.record("blog", feed_of(items, 1));
+  // Item 3's text changes in the second version, its word kept: one hit from version 1.
+  items[3].description = "now about word3 and less";
+  const std::string second = recorded.record("blog", feed_of(items, 2));
+  const Archive archive = recorded.open();
+
+  SearchQuery query;
+  query.text = "word*";
+  query.limit = 100;
+  auto wide = search_archive(archive, query);
+  REQUIRE(wide);
+  REQUIRE(wide->hits.size() == 40);
+  for (const SearchHit& hit : wide->hits) {
+    INFO(hit.item_id);
+    CHECK(hit.title == "Item " + hit.item_id.substr(1));
+    CHECK_FALSE(hit.gone);
+    CHECK(hit.versions == 2);
+    std::string marked;
+    for (const SnippetRun& run : hit.snippet) marked += run.match ? "[" + run.text + "]" : run.text;
+    CHECK(marked.find("[word" + hit.item_id.substr(1) + "]") != std::string::npos);
+  }
+  // The newest text first: item 3's second text appeared last.
+  CHECK(wide->hits[0].item_id == "i3");
+  // A narrower prefix (word1, word10 to word19: written as the words) agrees.
+  query.text = "word1*";
+  auto narrow = search_archive(archive, query);
+  REQUIRE(narrow);
+  CHECK(narrow->hits.size() == 11);
+  CHECK(search_for(archive, "word3*").hits.size() == 11);
+  CHECK(search_for(archive, "word3").hits.size() == 1);
+  (void)second;
+}
