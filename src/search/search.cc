@@ -83,8 +83,13 @@ struct Shown {
 // matching rows read once, and the snippets of every hit in one statement.
 class Searcher {
  public:
-  Searcher(Db& db, std::string user_match, bool wide)
-      : db_(db), user_match_(std::move(user_match)), wide_(wide) {}
+  // wide: the hits' sources (their src keys, "s1", ...) narrow the two passes to their rows.
+  Searcher(Db& db, std::string user_match, bool wide, const std::set<std::int64_t>& sources)
+      : db_(db), user_match_(std::move(user_match)), wide_(wide) {
+    std::string any;
+    for (std::int64_t id : sources) any += fmt::format("{}\"s{}\"", any.empty() ? "" : " OR ", id);
+    batch_match_ = any.empty() ? user_match_ : user_match_ + " AND src : (" + any + ")";
+  }
 
   // Whether the span's text matches the user's query.
   Result<bool> matches(std::int64_t span) {
@@ -92,7 +97,7 @@ class Searcher {
       if (!matching_) {
         auto s = db_.prepare("SELECT rowid FROM text WHERE text MATCH ?1");
         if (!s) return s.error();
-        (void)s->bind(1, std::string_view(user_match_));
+        (void)s->bind(1, std::string_view(batch_match_));
         matching_.emplace();
         for (;;) {
           auto row = s->step();
@@ -136,7 +141,9 @@ class Searcher {
       }
       return out;
     }
-    // The snippet is made for the rows asked for alone: CASE evaluates it only for them.
+    // The snippet is made for the rows asked for alone: CASE evaluates it only for them. The
+    // src phrase cannot win the snippet: a matching row has a query word in a text column,
+    // and those come first (FTS5 keeps the first of equal columns).
     if (auto ok = db_.exec("CREATE TEMP TABLE IF NOT EXISTS shown_rows(id INTEGER PRIMARY KEY);"
                            "DELETE FROM temp.shown_rows;");
         !ok)
@@ -152,7 +159,7 @@ class Searcher {
         "FROM text WHERE text MATCH ?1",
         snippet));
     if (!s) return s.error();
-    (void)s->bind(1, std::string_view(user_match_));
+    (void)s->bind(1, std::string_view(batch_match_));
     if (auto ok = read(*s); !ok) return ok.error();
     return out;
   }
@@ -263,6 +270,7 @@ class Searcher {
   Db& db_;
   std::string user_match_;
   bool wide_;
+  std::string batch_match_;  // user_match_ within the hits' sources
   std::optional<std::unordered_set<std::int64_t>> matching_;  // a wide query's rows
 };
 
@@ -396,7 +404,9 @@ Result<SearchResult> run_search(const Archive& archive, Db& db, const SearchQuer
     found.push_back({s->integer(0), s->integer(1), s->integer(4), s->text(3).value_or(""),
                      std::move(item), article});
   }
-  Searcher searcher(db, user_match, expanded->find("\"*") != std::string::npos);
+  std::set<std::int64_t> hit_sources;
+  for (const Found& f : found) hit_sources.insert(f.source);
+  Searcher searcher(db, user_match, expanded->find("\"*") != std::string::npos, hit_sources);
   std::vector<std::int64_t> newest_rows;
   for (const Found& f : found) {
     std::int64_t newest_row = 0;
