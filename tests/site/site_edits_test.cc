@@ -266,3 +266,25 @@ TEST_CASE("after a reset the corrections list only the edits still on the branch
   CHECK(page.find(kept.substr(0, 7)) != std::string::npos);
   CHECK(count_of(page, "<article class=\"edit\">") == 1);
 }
+
+TEST_CASE("the corrections feed has absolute links with a base URL, and a new base rewrites it",
+          "[site]") {
+  Newsroom news;
+  news.version("added", "Bridge", body("three"));
+  news.version("changed", "Bridge", body("four"));
+  SiteOptions options;
+  options.dir = make_temp_dir("site-edits-base") + "/public";
+  REQUIRE(build_site(news.open(), options));
+  const std::string feed_path = options.dir + "/sources/news/edits.atom";
+  CHECK(read_page(feed_path).find("href=\"../../sources/news/edits.html\"") != std::string::npos);
+  CHECK(read_page(feed_path).find("rel=\"self\"") == std::string::npos);
+
+  options.base_url = "https://example.org/archive";
+  REQUIRE(build_site(news.open(), options));
+  const std::string feed = read_page(feed_path);
+  CHECK(feed.find("<link rel=\"self\" type=\"application/atom+xml\" "
+                  "href=\"https://example.org/archive/sources/news/edits.atom\"/>") !=
+        std::string::npos);
+  CHECK(feed.find("href=\"https://example.org/archive/sources/news/edits.html\"") !=
+        std::string::npos);
+}
