@@ -24,6 +24,7 @@ constexpr std::size_t kFirstLook = 64;
 // .feeddiff-site/edits/NAME/state: the newest article version listed and the counts.
 struct EditsState {
   std::string tip;
+  std::string tree;           // articles/NAME's tree at the branch tip read last
   std::size_t count = 0;      // edits listed
   std::size_t captures = 0;   // first captures seen (not edits)
   std::size_t uncertain = 0;  // uncertain versions seen (not edits)
@@ -38,6 +39,7 @@ struct EditsState {
       if (cells.size() != 2) continue;
       const std::size_t n = std::strtoull(cells[1].c_str(), nullptr, 10);
       if (cells[0] == "tip" && is_commit_id(cells[1])) out.tip = cells[1];
+      if (cells[0] == "tree" && is_commit_id(cells[1])) out.tree = cells[1];
       if (cells[0] == "count") out.count = n;
       if (cells[0] == "captures") out.captures = n;
       if (cells[0] == "uncertain") out.uncertain = n;
@@ -46,8 +48,8 @@ struct EditsState {
   }
 
   std::string text() const {
-    return fmt::format("tip\t{}\ncount\t{}\ncaptures\t{}\nuncertain\t{}\n", tip, count, captures,
-                       uncertain);
+    return fmt::format("tip\t{}\ntree\t{}\ncount\t{}\ncaptures\t{}\nuncertain\t{}\n", tip, tree,
+                       count, captures, uncertain);
   }
 };
 
@@ -212,9 +214,22 @@ Result<SourceEdits> write_source_edits(const Archive& archive, const fs::path& t
   SourceEdits out;
   Corrections lists(archive, top, state_dir, source, write);
   const std::string prefix = "articles/" + source + "/";
+  // The tree of articles/NAME at the tip, a lookup by path: unchanged since the last run, no
+  // article version came (each changes a page.html), and the index is not asked at all, so a
+  // run costs nothing per source that captures no article (the index's look is ~1 ms).
+  auto tree = archive.tree_id("HEAD", prefix.substr(0, prefix.size() - 1));
+  if (!tree) return tree.error();
+  EditsState state = EditsState::load(lists.state_path());
+  const bool known = fs::exists(lists.state_path());
+  if (!*tree && !known && !fs::exists(lists.front())) return out;  // never captured one
+  const bool pages_there = fs::exists(lists.front()) && fs::exists(lists.feed());
+  if (*tree && known && state.tree == **tree && pages_there && !rewrite) {
+    out.captures = true;
+    out.edits = state.count;
+    return out;
+  }
   auto newest = archive.log(prefix, 1);
   if (!newest) return newest.error();
-  EditsState state = EditsState::load(lists.state_path());
   if (newest->empty()) {
     // No article version (any more): no page, and the source's page loses its link.
     if (fs::exists(lists.state_path()) || fs::exists(lists.front())) {
@@ -224,8 +239,10 @@ Result<SourceEdits> write_source_edits(const Archive& archive, const fs::path& t
     return out;
   }
   out.captures = true;
-  const bool pages_there = fs::exists(lists.front()) && fs::exists(lists.feed());
   if (newest->front().id == state.tip && pages_there && !rewrite) {
+    // The tree changed by a commit of another kind (a removal, a migration): nothing to list.
+    state.tree = tree->value_or("");
+    if (auto ok = Corrections::save(lists.state_path(), state.text()); !ok) return ok.error();
     out.edits = state.count;
     return out;
   }
@@ -267,6 +284,7 @@ Result<SourceEdits> write_source_edits(const Archive& archive, const fs::path& t
     ++state.count;
   }
   state.tip = fresh.empty() ? state.tip : fresh.front().id;
+  state.tree = tree->value_or("");
   for (const auto& [number, rows] : appended) {
     // The rows the state counts; any after them came from a run that did not finish.
     std::string text;
