@@ -76,11 +76,12 @@ std::string render_edits_page(const SiteEditsPage& p) {
                        html::link(feed, "Atom feed of the edits"));
     out += fmt::format(
         "<p>An edit is a version of an article whose text a reader reads changed: its headline, "
-        "byline, published time or body, shown as the change page shows it ({} articles first "
-        "captured and {} versions whose extraction was uncertain, such as an error page, a "
+        "byline, published time or body, shown as the change page shows it ({} article{} first "
+        "captured and {} version{} whose extraction was uncertain, such as an error page, a "
         "wall or a text that shrank by more than half, are archived but are not edits, so they "
         "are not listed; <code>feeddiff history {} ITEM</code> lists every version).</p>\n",
-        with_thousands(p.captures), with_thousands(p.uncertain), escape_html(p.source));
+        with_thousands(p.captures), p.captures == 1 ? "" : "s", with_thousands(p.uncertain),
+        p.uncertain == 1 ? "" : "s", escape_html(p.source));
   } else {
     const std::size_t first = (p.number - 1) * kEditsPageSize + 1;
     out += fmt::format("<p class=\"id\">edits {} to {}, newest first</p>\n", with_thousands(first),

@@ -132,7 +132,7 @@ std::string article_json_of(const Archive& archive, const std::string& commit) {
 
 }  // namespace
 
-TEST_CASE("an article edit runs the exec hook with its JSON; a capture and a doubt do not",
+TEST_CASE("an article edit runs the exec hook with its JSON, a capture and a doubt do not",
           "[notify]") {
   const std::string out = make_temp_dir("notify-articles-exec");
   ArticleNewsroom news(keeping_hook(out));

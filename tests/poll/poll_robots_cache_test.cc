@@ -157,8 +157,9 @@ TEST_CASE("a robots.txt that changed is read at the first poll past the day, not
   CHECK(r.out.find("disallows /a/one for feeddiff") != std::string::npos);
 }
 
-TEST_CASE("an unreachable robots.txt: the cached copy serves on; without one nothing is fetched",
-          "[poll][articles]") {
+TEST_CASE(
+    "an unreachable robots.txt: the cached copy serves on, and without one nothing is fetched",
+    "[poll][articles]") {
   RobotsNewsroom n;
   REQUIRE(n.poll().exit_code == 0);
   n.pages.set("/robots.txt", Reply{503, {{"Content-Type", "text/plain"}}, "down"});

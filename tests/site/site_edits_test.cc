@@ -107,7 +107,7 @@ TEST_CASE("the corrections page lists each article edit with its diff, newest fi
   // Two edits: the first capture and the uncertain version are archived, not edits.
   CHECK(count_of(page, "<article class=\"edit\">") == 2);
   CHECK(page.find("2 edits of the articles") != std::string::npos);
-  CHECK(page.find("1 articles first captured and 1 versions whose extraction was uncertain") !=
+  CHECK(page.find("1 article first captured and 1 version whose extraction was uncertain") !=
         std::string::npos);
   // Newest first; each with its URL, time and diff.
   const auto newer = page.find(second_edit.substr(0, 7));
