@@ -110,6 +110,10 @@ std::string render_article_markdown(const ArticleView& view);
 /// The same as a standalone HTML page (the change page's head, CSP and style): the body's
 /// word diff with <del> and <ins>; the URL linked only when it is http(s).
 std::string render_article_html(const ArticleView& view);
+/// The edit alone, as render_article_html shows it after the fields: headline, byline and
+/// published time (<del>/<ins> when changed), then the body's word diff under an h3; for a
+/// page or feed that lists many edits (the site's "Corrections and edits"). Escaped HTML.
+std::string render_article_diff_html(const ArticleView& view);
 
 /// One page a backfill walked, as its commit's Backfill-Page trailer names it.
 struct BackfillPageView {
@@ -215,6 +219,9 @@ struct SiteSource {
   /// Its complete-history feed set (RFC 5005), relative to the source's page (NAME/history/),
   /// or "" when the site wrote none.
   std::string history_dir;
+  /// Its "Corrections and edits" page (NAME/edits.html, relative to the source's page; its
+  /// Atom feed edits.atom beside it), or "" when the source captured no article.
+  std::string edits_href;
 };
 
 /// Changes on one history page of the site; only the newest page of a list fills up, so
@@ -271,6 +278,42 @@ struct SiteFeedEntry {
 /// feed keeps its bytes.
 std::string render_source_atom(const std::string& source, const std::vector<SiteFeedEntry>& entries,
                                const std::string& feed_id, const std::string& base_url);
+
+/// One article edit (docs/articles.md: a version whose text a reader reads changed, not a
+/// first capture, not an uncertain extraction) as the site's corrections page lists it.
+struct SiteEdit {
+  std::string id;           ///< the article commit's full id
+  std::string observed_at;  ///< ISO-8601 UTC (Observed-At)
+  std::string headline;     ///< the headline after the edit (page text, not escaped)
+  std::string url;          ///< the article's URL, redacted as recorded (not escaped)
+  std::string diff_html;    ///< render_article_diff_html of the edit (already escaped HTML)
+};
+
+/// Article edits on one page of a source's corrections, and in its feed (edits.atom), at most.
+inline constexpr std::size_t kEditsPageSize = 50;
+
+/// One page of a source's "Corrections and edits": the front page (number 0,
+/// sources/NAME/edits.html: the newest edits and links to the pages) or page `number` of
+/// sources/NAME/edits/N.html (1 the oldest, kEditsPageSize edits each).
+struct SiteEditsPage {
+  std::string source;           ///< the source's name
+  std::size_t number = 0;       ///< 0: the front page
+  std::size_t pages = 0;        ///< the numbered pages the source has
+  std::size_t total = 0;        ///< its edits
+  std::size_t captures = 0;     ///< articles first captured (not edits)
+  std::size_t uncertain = 0;    ///< versions archived with an uncertain extraction (not edits)
+  std::vector<SiteEdit> edits;  ///< newest first
+};
+
+/// The page, like NewsDiffs: each edit with its headline, URL (linked when http(s)), when
+/// it was observed and its diff. A numbered page links to the older one only (its bytes
+/// never change once full); the front page links its feed and the pages.
+std::string render_edits_page(const SiteEditsPage& page);
+/// An Atom feed of a source's article edits (sources/NAME/edits.atom), newest first: entry id
+/// urn:feeddiff:commit:ID, content (type html) the edit's diff. Links are relative to the
+/// feed's directory unless base_url (the site's top, ending in '/') makes them absolute.
+std::string render_edits_atom(const std::string& source, const std::vector<SiteEdit>& edits,
+                              const std::string& feed_id, const std::string& base_url);
 
 /// One item of a source's complete-history feed set (RFC 5005 archived feeds): the newest
 /// version feeddiff recorded of it, or, when it was pulled from the feed, its tombstone.

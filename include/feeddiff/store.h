@@ -231,6 +231,11 @@ class Archive {
   /// not a file there. Equal ids mean equal bytes: a caller parses each version once.
   Result<std::optional<std::string>> blob_id(std::string_view commit_id,
                                              std::string_view path) const;
+  /// The id of the directory's tree at that commit, without reading what it holds; nullopt
+  /// when the path is not a directory there. Equal ids mean equal contents: a caller that
+  /// kept the id knows nothing under the directory changed (the site's corrections).
+  Result<std::optional<std::string>> tree_id(std::string_view commit_id,
+                                             std::string_view path) const;
   /// The paths a commit changed against its first parent (all its paths for a root commit);
   /// with `under` (a directory such as `raw/NAME/`), only the paths inside it, found without
   /// comparing the rest of the trees, so the cost does not grow with the number of sources.

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <set>
 
 #include "feeddiff/changes.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/notify.h"
 #include "feeddiff/render.h"
+#include "notify/internal.h"
 
 namespace feeddiff {
 
@@ -102,15 +104,23 @@ std::string section(const Archive& archive, const SourceOutcome& o) {
 
 std::string poll_digest(const Archive& archive, const PollReport& report) {
   std::string out;
-  std::size_t sources = 0;
+  std::set<std::string> sources;
   for (const SourceOutcome& o : report.sources) {
     if (o.commit.empty() || (o.outcome != Outcome::added && o.outcome != Outcome::changed))
       continue;
-    ++sources;
+    sources.insert(o.name);
     out += "\n" + section(archive, o);
   }
-  if (!sources) return "";
-  return fmt::format("feeddiff: {} source{} changed\n", sources, sources == 1 ? "" : "s") + out;
+  // Then the edits of the articles the items link to (first captures and uncertain
+  // extractions are no edit), a section per source.
+  for (const std::string& edits : notify_detail::article_digest(archive, report)) {
+    sources.insert(edits.substr(0, edits.find(' ')));
+    out += "\n" + edits;
+  }
+  if (sources.empty()) return "";
+  return fmt::format("feeddiff: {} source{} changed\n", sources.size(),
+                     sources.size() == 1 ? "" : "s") +
+         out;
 }
 
 }  // namespace feeddiff

@@ -2,11 +2,13 @@
 // Internal to notify: how the rules of a [notify] table judge a change (rules.cc), what a
 // later poll finds of a change held by `after`, and a webhook's origin for messages.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "feeddiff/changes.h"
 #include "feeddiff/config.h"
+#include "feeddiff/poll.h"
 #include "feeddiff/result.h"
 #include "feeddiff/store.h"
 
@@ -35,8 +37,9 @@ Verdict judge(const LoadedChange& change, const NotifySettings& settings);
 
 /// A change of a commit, judged, and its JSON, for the hooks of one commit.
 struct Rendered {
-  bool notify = false;  ///< the rules pick it (never a response that is not a feed)
-  std::string json;     ///< exactly what `show --format json COMMIT` prints
+  bool notify = false;        ///< the rules pick it (never a response that is not a feed)
+  std::string json;           ///< exactly what `show --format json COMMIT` prints
+  std::string kind = "feed";  ///< "feed", or "article" for an article edit (FEEDDIFF_KIND)
 };
 
 /// Loads, judges and renders the change a commit made to a source.
@@ -55,5 +58,37 @@ Result<Still> still_there(const Archive& archive, const std::string& commit,
 /// in this poll: the flip back of A-B-A, which is recorded and never notified.
 Result<bool> undoes(const Archive& archive, const std::string& held, const std::string& fresh,
                     const std::string& source, const NotifySettings& settings);
+
+// ---- Article edits (article_notes.cc): a `changed` item change of the item that links to
+// the article, its fields title (headline), authors (byline), published and content (body) ----
+
+/// Whether the commit records an article version (docs/articles.md).
+bool is_article_version(const Archive& archive, const std::string& commit);
+
+/// render_change for an article version: it notifies only as an edit the rules pick (never a
+/// first capture or an uncertain extraction); its JSON is `show --format json COMMIT`'s,
+/// "kind": "article".
+Result<Rendered> render_article_change(const Archive& archive, const std::string& commit,
+                                       const NotifySettings& settings);
+
+/// still_there for an article edit: gone when a part of the text the rules selected reads
+/// otherwise at HEAD (changed back, or changed again).
+Result<Still> article_still_there(const Archive& archive, const std::string& commit,
+                                  const NotifySettings& settings);
+
+/// undoes for article versions: from the text before the held edit to the fresh version's,
+/// nothing the rules select changed.
+Result<bool> article_undoes(const Archive& archive, const std::string& held,
+                            const std::string& fresh, const NotifySettings& settings);
+
+/// The Item-Id an article version records (nullopt for any other commit): a held edit is
+/// judged by a poll that fetched that article again.
+Result<std::optional<std::string>> article_item_id(const Archive& archive,
+                                                   const std::string& commit);
+
+/// The digest's sections of article edits, one per source with an edit in the report (in
+/// the report's order): each edit's headline, URL, changed parts and a short word diff of
+/// the body, escaped for a terminal, at most 20 a source.
+std::vector<std::string> article_digest(const Archive& archive, const PollReport& report);
 
 }  // namespace feeddiff::notify_detail

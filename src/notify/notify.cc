@@ -77,6 +77,7 @@ class Notifier {
   CommitsBySource held_now_;                  // held by `after` at this poll
   std::map<std::string, Rendered> rendered_;  // commit -> its judged JSON, rendered once
   std::set<std::string> seen_;                // sources this poll fetched
+  std::set<std::pair<std::string, std::string>> seen_articles_;  // (source, Item-Id) fetched
   std::map<std::pair<std::string, std::string>, HeldVerdict> verdicts_;  // (source, commit)
   std::vector<Delivery> deliveries_;
   std::map<std::string, std::set<std::string>> waiting_;  // untrusted hook's label -> sources
@@ -109,27 +110,39 @@ Result<NotifyReport> Notifier::run(const PollReport& report) {
 // The new commits whose hooks are due: those the rules pick (cosmetic-only and minor changes
 // left out unless asked), at once, or held when `after` asks to wait.
 void Notifier::pick_new(const PollReport& report) {
+  const auto pick = [&](const std::string& name, const std::string& commit) {
+    const SourceConfig* source = config_.find(name);
+    if (!source) return;
+    const NotifySettings settings = notify_settings(config_, *source);
+    if (!settings.any()) return;
+    auto r = notify_detail::render_change(archive_, commit, name, settings);
+    if (!r) {
+      // Kept pending: the next poll tries again to read it.
+      fresh_[name].push_back(commit);
+      return;
+    }
+    if (!r->notify) return;
+    if (settings.after > 1) {
+      held_now_[name].push_back(commit);
+      return;
+    }
+    fresh_[name].push_back(commit);
+    rendered_.emplace(commit, std::move(*r));
+  };
   for (const SourceOutcome& o : report.sources) {
     if (observed(o.outcome)) seen_.insert(o.name);
     if (o.commit.empty() || (o.outcome != Outcome::added && o.outcome != Outcome::changed))
       continue;
-    const SourceConfig* source = config_.find(o.name);
-    if (!source) continue;
-    const NotifySettings settings = notify_settings(config_, *source);
-    if (!settings.any()) continue;
-    auto r = notify_detail::render_change(archive_, o.commit, o.name, settings);
-    if (!r) {
-      // Kept pending: the next poll tries again to read it.
-      fresh_[o.name].push_back(o.commit);
-      continue;
-    }
-    if (!r->notify) continue;
-    if (settings.after > 1) {
-      held_now_[o.name].push_back(o.commit);
-      continue;
-    }
-    fresh_[o.name].push_back(o.commit);
-    rendered_.emplace(o.commit, std::move(*r));
+    pick(o.name, o.commit);
+  }
+  // Article edits (docs/articles.md), after the feeds' commits as poll made them. A first
+  // capture or an uncertain extraction is no edit; an article fetched again (its text the
+  // same, or edited) is a look at it for an edit `after` holds.
+  for (const ArticleOutcome& a : report.articles) {
+    if (a.result == "changed" || a.result == "unchanged" || a.result == "not-modified" ||
+        a.result == "noted")
+      seen_articles_.insert({a.source, trailer_value(a.item_id, 300)});
+    if (a.result == "changed" && !a.commit.empty()) pick(a.source, a.commit);
   }
 }
 
@@ -137,11 +150,16 @@ void Notifier::pick_new(const PollReport& report) {
 // the change is still there.
 void Notifier::judge_held(const State& peek) {
   for (const auto& [name, st] : peek.sources) {
-    if (st.held_notifications.empty() || !seen_.contains(name)) continue;
+    if (st.held_notifications.empty()) continue;
     const SourceConfig* source = config_.find(name);
     if (!source) continue;
     const NotifySettings settings = notify_settings(config_, *source);
     for (const HeldNotification& h : st.held_notifications) {
+      // A feed change counts the polls that looked at the feed; an article edit those that
+      // fetched its article again.
+      auto item = notify_detail::article_item_id(archive_, h.commit);
+      if (item && *item ? !seen_articles_.contains({name, **item}) : !seen_.contains(name))
+        continue;
       auto still = notify_detail::still_there(archive_, h.commit, name, settings);
       HeldVerdict v;
       v.polls = h.polls;
@@ -344,8 +362,10 @@ void Notifier::deliver(const Delivery& d, const std::vector<HookValue>& hooks) {
   if (waits_for_trust(d, settings, hooks)) return;
   const Rendered* rendered = rendered_for(d, settings);
   if (!rendered) return;
-  const std::vector<std::pair<std::string, std::string>> env = {
-      {"FEEDDIFF_COMMIT", d.commit}, {"FEEDDIFF_SOURCE", d.source}, {"FEEDDIFF_URL", source->url}};
+  const std::vector<std::pair<std::string, std::string>> env = {{"FEEDDIFF_COMMIT", d.commit},
+                                                                {"FEEDDIFF_SOURCE", d.source},
+                                                                {"FEEDDIFF_URL", source->url},
+                                                                {"FEEDDIFF_KIND", rendered->kind}};
   bool ok = true;
   const auto attempt = [&](const char* kind, const HookRun& run) {
     if (run.ok) return;

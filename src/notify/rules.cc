@@ -150,6 +150,7 @@ Verdict judge(const LoadedChange& change, const NotifySettings& settings) {
 // Loads the change, judges it (never a response that is not a feed), renders its JSON.
 Result<Rendered> render_change(const Archive& archive, const std::string& commit,
                                const std::string& source, const NotifySettings& settings) {
+  if (is_article_version(archive, commit)) return render_article_change(archive, commit, settings);
   auto change = load_change(archive, {.revision = commit, .source = source});
   if (!change) return change.error();
   Rendered out;
@@ -167,6 +168,7 @@ Result<Rendered> render_change(const Archive& archive, const std::string& commit
 // not parse: that poll tells nothing either way.
 Result<Still> still_there(const Archive& archive, const std::string& commit,
                           const std::string& source, const NotifySettings& settings) {
+  if (is_article_version(archive, commit)) return article_still_there(archive, commit, settings);
   auto change = load_change(archive, {.revision = commit, .source = source});
   if (!change) return change.error();
   const LoadedChange& c = **change;
@@ -222,6 +224,10 @@ Result<Still> still_there(const Archive& archive, const std::string& commit,
 // nothing is news. A version that went on elsewhere (A-B-C) is news, and is held on its own.
 Result<bool> undoes(const Archive& archive, const std::string& held, const std::string& fresh,
                     const std::string& source, const NotifySettings& settings) {
+  // An article edit is undone by an article version only, and a feed change by a feed's.
+  const bool article = is_article_version(archive, held);
+  if (article != is_article_version(archive, fresh)) return false;
+  if (article) return article_undoes(archive, held, fresh, settings);
   auto before = load_change(archive, {.revision = held, .source = source});
   if (!before) return before.error();
   auto after = load_change(archive, {.revision = fresh, .source = source});

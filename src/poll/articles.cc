@@ -15,6 +15,7 @@
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "poll/article_book.h"
+#include "poll/robots_cache.h"
 #include "poll/schedule.h"
 
 namespace feeddiff::articles {
@@ -227,13 +228,27 @@ class Capture {
     return out;
   }
 
-  // Each origin's robots.txt, fetched once this poll: its text; "" when it has none (4xx:
-  // everything allowed); nullopt when it could not be read (5xx, no answer: nothing fetched).
+  // Each origin's robots.txt: its text; "" when it has none (4xx: everything allowed);
+  // nullopt when it could not be read (5xx, 429, no answer: nothing fetched). A copy cached
+  // by an earlier poll decides for 24 hours; after that it is asked for again with its
+  // validators, and serves on while the file is unreachable (RFC 9309 2.4; robots_cache.h).
   std::map<std::string, std::optional<std::string>> fetch_robots(const std::vector<Pick>& picks) {
+    std::map<std::string, std::optional<std::string>> out;
     std::vector<std::string> origins;
-    for (const Pick& p : picks)
-      if (std::find(origins.begin(), origins.end(), p.origin) == origins.end())
-        origins.push_back(p.origin);
+    std::map<std::string, CachedRobots> cached;
+    for (const Pick& p : picks) {
+      if (out.contains(p.origin) ||
+          std::find(origins.begin(), origins.end(), p.origin) != origins.end())
+        continue;
+      auto copy = load_robots(archive_, p.origin);
+      if (copy && copy->fetched <= now_ && now_ - copy->fetched < kRobotsFresh) {
+        out[p.origin] = copy->found ? std::move(copy->body) : std::string();
+        continue;
+      }
+      if (copy) cached.emplace(p.origin, std::move(*copy));
+      origins.push_back(p.origin);
+    }
+    if (origins.empty()) return out;
     std::vector<FetchRequest> requests;
     for (const std::string& origin : origins) {
       FetchRequest r = options_.limits;
@@ -244,16 +259,40 @@ class Capture {
           break;
         }
       r.max_body_bytes = kRobotsMaxBytes;
+      if (auto c = cached.find(origin); c != cached.end()) {
+        r.if_none_match = c->second.etag;
+        r.if_modified_since = c->second.last_modified;
+      }
       requests.push_back(std::move(r));
     }
-    std::map<std::string, std::optional<std::string>> out;
     fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> r) {
-      std::optional<std::string>& rules = out[origins[i]];
-      if (!r) robots_errors_[origins[i]] = r.error().message;
-      if (!r || r->status >= 500 || r->status == 429) return;
-      rules = r->status >= 200 && r->status <= 299 ? std::move(r->body) : std::string();
+      const std::string& origin = origins[i];
+      std::optional<std::string>& rules = out[origin];
+      auto copy = cached.find(origin);
+      if (!r) robots_errors_[origin] = r.error().message;
+      if (!r || r->status >= 500 || r->status == 429) {
+        // Unreachable: the copy serves on, for a while; else nothing is fetched.
+        if (copy != cached.end() && now_ - copy->second.fetched < kRobotsUnreachableKeep)
+          rules = copy->second.found ? copy->second.body : std::string();
+        return;
+      }
+      CachedRobots fresh;
+      fresh.origin = origin;
+      fresh.fetched = now_;
+      if (r->status == 304 && copy != cached.end()) {
+        fresh = std::move(copy->second);
+        fresh.fetched = now_;
+      } else {
+        fresh.found = r->status >= 200 && r->status <= 299;
+        if (fresh.found) fresh.body = std::move(r->body);
+        if (const auto* h = r->header("ETag")) fresh.etag = h->value;
+        if (const auto* h = r->header("Last-Modified")) fresh.last_modified = h->value;
+      }
+      rules = fresh.found ? fresh.body : std::string();
+      save_robots(archive_, fresh);
     });
     for (const std::string& origin : origins) out.try_emplace(origin, std::nullopt);
+    prune_robots(archive_);
     return out;
   }
 

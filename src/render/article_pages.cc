@@ -41,6 +41,31 @@ std::vector<MetaChange> meta_changes(const ArticleView& v) {
       {"Published", v.old_published, v.new_published, changed(v.old_published, v.new_published)}};
 }
 
+// Headline, byline and published time (<del>/<ins> when changed), then the body's word diff.
+// On show's page the body is a section of its own (id "body", h2); in a list of edits (the
+// site's corrections page holds many) it is an h3 without an id.
+std::string diff_part(const ArticleView& v, bool in_list) {
+  const auto text = [](const std::string& value) {
+    return value.empty() ? std::string("<span class=\"null\">(none)</span>") : escape_html(value);
+  };
+  std::string out = "<dl class=\"changes\">\n";
+  for (const MetaChange& m : meta_changes(v))
+    out += m.changed ? fmt::format("<dt>{}</dt><dd><del>{}</del> → <ins>{}</ins></dd>\n", m.label,
+                                   text(m.before), text(m.after))
+                     : fmt::format("<dt>{}</dt><dd>{}</dd>\n", m.label, text(m.after));
+  out += "</dl>\n";
+  const int level = in_list ? 3 : 2;
+  if (v.first)
+    out += fmt::format("<p>First capture: {} words of text.</p>\n", with_thousands(v.words));
+  else if (!v.body_changed)
+    out += "<p>Body: the text reads the same.</p>\n";
+  else
+    out += fmt::format("<section {}>\n<h{}>Body ({} words now)</h{}>\n<p>{}</p>\n</section>\n",
+                       in_list ? "class=\"body\"" : "id=\"body\"", level, with_thousands(v.words),
+                       level, page::html_words(v.body));
+  return out;
+}
+
 constexpr const char* kUncertain =
     "The page is archived as it came; this version is not an edit, and the next one is "
     "compared with the last text before it.";
@@ -89,21 +114,11 @@ std::string render_article_html(const ArticleView& v) {
            fmt::format("<p><strong>Extraction uncertain</strong>: {}. {}</p>\n",
                        escape_html(v.uncertain), kUncertain) +
            html::tail();
-  out += "<dl class=\"changes\">\n";
-  for (const MetaChange& m : meta_changes(v))
-    out += m.changed ? fmt::format("<dt>{}</dt><dd><del>{}</del> → <ins>{}</ins></dd>\n", m.label,
-                                   text(m.before), text(m.after))
-                     : fmt::format("<dt>{}</dt><dd>{}</dd>\n", m.label, text(m.after));
-  out += "</dl>\n";
-  if (v.first)
-    out += fmt::format("<p>First capture: {} words of text.</p>\n", with_thousands(v.words));
-  else if (!v.body_changed)
-    out += "<p>Body: the text reads the same.</p>\n";
-  else
-    out +=
-        fmt::format("<section id=\"body\">\n<h2>Body ({} words now)</h2>\n<p>{}</p>\n</section>\n",
-                    with_thousands(v.words), page::html_words(v.body));
-  return out + html::tail();
+  return out + diff_part(v, /*in_list=*/false) + html::tail();
+}
+
+std::string render_article_diff_html(const ArticleView& v) {
+  return diff_part(v, /*in_list=*/true);
 }
 
 }  // namespace feeddiff

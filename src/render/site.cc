@@ -105,6 +105,9 @@ std::string render_source_page(const SiteSource& s) {
   if (!s.history_dir.empty())
     more_feeds.emplace_back(fmt::format("{}: every item feeddiff recorded", s.name),
                             s.history_dir + "current.atom");
+  if (!s.edits_href.empty())
+    more_feeds.emplace_back(fmt::format("{}: corrections and edits", s.name),
+                            s.name + "/edits.atom");
   std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds);
   out += html::nav({{"Archive", "../index.html"}});
   out += "<header>\n<p class=\"kicker\">Source</p>\n";
@@ -119,6 +122,10 @@ std::string render_source_page(const SiteSource& s) {
         "(an RFC 5005 archived feed; pulled items as RFC 6721 tombstones)</p>\n",
         html::link(s.history_dir + "current.atom", "Atom"),
         html::link(s.history_dir + "current.json", "JSON Feed"));
+  if (!s.edits_href.empty())
+    out += fmt::format("<p class=\"id\">The articles its items link to: {} · {}</p>\n",
+                       html::link(s.edits_href, "Corrections and edits"),
+                       html::link(s.name + "/edits.atom", "Atom feed of the edits"));
   out += "</header>\n<dl class=\"fields\">\n";
   out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=

@@ -25,6 +25,7 @@
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
+#include "site/site_edits.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
 #include "site/site_history.h"
@@ -567,9 +568,22 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
       if (!items) return items.error();
     }
   }
-  if (check_source_name(name) && (is_touched || new_history || s.url != row.url ||
+  // Its corrections (article edits): their own commits, not in the walk above.
+  SourceEdits edits;
+  if (check_source_name(name)) {
+    const WriteFile write = [&](const fs::path& path, std::string_view content) {
+      return write_if_changed(path, content, writes_);
+    };
+    auto made =
+        write_source_edits(archive_, top_, top_ / kStateDir, name,
+                           feed_id + ":source:" + name + ":edits", base, new_feed_base, write);
+    if (!made) return made.error();
+    edits = *made;
+  }
+  if (check_source_name(name) && (is_touched || new_history || edits.changed || s.url != row.url ||
                                   s.status != row.status || !fs::exists(top_ / s.href))) {
     SiteSource page = s;
+    if (edits.captures) page.edits_href = name + "/edits.html";
     if (row.count) page.history_dir = name + "/history/";
     page.changes = histories_.newest(name, row.count, kSitePageSize);
     page.edited = edited_items(top_ / kStateDir, name);

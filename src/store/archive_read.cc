@@ -78,6 +78,21 @@ Result<std::optional<std::string>> Archive::blob_id(std::string_view commit_id,
   return std::optional<std::string>(git::to_hex(**id));
 }
 
+Result<std::optional<std::string>> Archive::tree_id(std::string_view commit_id,
+                                                    std::string_view path) const {
+  auto commit = lookup_commit(impl_->repo.get(), commit_id);
+  if (!commit) return commit.error();
+  auto tree = tree_of(commit->get());
+  if (!tree) return tree.error();
+  git_tree_entry* entry = nullptr;
+  const std::string p(path);
+  if (git_tree_entry_bypath(&entry, tree->get(), p.c_str()) != 0)
+    return std::optional<std::string>{};
+  git::TreeEntryPtr owned(entry);
+  if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) return std::optional<std::string>{};
+  return std::optional<std::string>(git::to_hex(*git_tree_entry_id(entry)));
+}
+
 Result<std::optional<std::string>> Archive::read_head(std::string_view path) const {
   auto head = impl_->head();
   if (!head) return head.error();

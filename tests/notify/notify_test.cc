@@ -113,7 +113,8 @@ TEST_CASE("an exec hook gets the change's JSON on stdin and its commit, source a
   CHECK(told.problems.empty());
   CHECK(slurp(out + "/stdin") == json_of(archive, commit));
   CHECK(lines_of(slurp(out + "/env")) ==
-        std::vector<std::string>{"FEEDDIFF_COMMIT=" + commit, "FEEDDIFF_SOURCE=news",
+        std::vector<std::string>{"FEEDDIFF_COMMIT=" + commit, "FEEDDIFF_KIND=feed",
+                                 "FEEDDIFF_SOURCE=news",
                                  "FEEDDIFF_URL=https://example.com/news.xml"});
   CHECK(pending(archive).empty());
 }
