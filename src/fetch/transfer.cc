@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
+#include "feeddiff/failpoint.h"
 
 namespace feeddiff::fetch_detail {
 
@@ -35,7 +35,7 @@ bool safe_header_value(std::string_view v) {
   return v.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
 
-// Test builds only (core/failpoint.h): FEEDDIFF_TEST_PUBLIC_ORIGIN=1 counts the address a
+// Test builds only (feeddiff/failpoint.h): FEEDDIFF_TEST_PUBLIC_ORIGIN=1 counts the address a
 // request's own URL connects to as a public one, so that a test on loopback can show that a
 // redirect from the Internet into loopback is refused. Every other build ignores it.
 bool test_public_origin() {

@@ -257,6 +257,15 @@ TEST_CASE(
   CHECK(added != std::string::npos);
   CHECK(changed != std::string::npos);
   CHECK(added < changed);
+  // search finds the edited sentence in the article, from the version the edit made.
+  auto found = n.archive({"search", "\"Sentence three of the report\""});
+  INFO(found.err);
+  REQUIRE(found.exit_code == 0);
+  CHECK(found.out.find("news: Bridge vote delayed\n  item     g-one\n  article  " + n.site.base +
+                       "/a/one\n") != std::string::npos);
+  CHECK(found.out.find("gone     still there") != std::string::npos);
+  CHECK(found.out.find("matched  2026-10-01T13:00:00.000Z (" + n.archive.head().substr(0, 7) +
+                       ")") != std::string::npos);
   auto history_json = n.archive({"history", "news", "g-one", "--format", "json"});
   REQUIRE(history_json.exit_code == 0);
   const auto item = nlohmann::json::parse(history_json.out)["item"];
