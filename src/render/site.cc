@@ -105,7 +105,10 @@ std::string render_source_page(const SiteSource& s) {
   if (!s.history_dir.empty())
     more_feeds.emplace_back(fmt::format("{}: every item feeddiff recorded", s.name),
                             s.history_dir + "current.atom");
-  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds);
+  std::vector<html::HeadLink> more;
+  if (!s.timemap.empty()) more.push_back({"timemap", "application/link-format", s.timemap});
+  std::string out =
+      html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds, more);
   out += html::nav({{"Archive", "../index.html"}});
   out += "<header>\n<p class=\"kicker\">Source</p>\n";
   out += fmt::format("<h1>{}</h1>\n", escape_html(s.name));
@@ -119,6 +122,9 @@ std::string render_source_page(const SiteSource& s) {
         "(an RFC 5005 archived feed; pulled items as RFC 6721 tombstones)</p>\n",
         html::link(s.history_dir + "current.atom", "Atom"),
         html::link(s.history_dir + "current.json", "JSON Feed"));
+  if (!s.timemap.empty())
+    out += fmt::format("<p class=\"id\">Every recorded version, as received: {} (RFC 7089)</p>\n",
+                       html::link(s.timemap, "TimeMap"));
   out += "</header>\n<dl class=\"fields\">\n";
   out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=
