@@ -275,8 +275,11 @@ std::string render_source_atom(const std::string& source, const std::vector<Site
 /// One item of a source's complete-history feed set (RFC 5005 archived feeds): the newest
 /// version feeddiff recorded of it, or, when it was pulled from the feed, its tombstone.
 struct HistoryFeedItem {
-  std::string id;                    ///< the item's identity (Item::id)
-  bool deleted = false;              ///< pulled from the feed (not aged out): an RFC 6721 tombstone
+  std::string id;        ///< the item's identity (Item::id)
+  bool deleted = false;  ///< pulled from the feed (not aged out): an RFC 6721 tombstone
+  /// Found in the publisher's own archive (`feeddiff backfill`), never observed in the feed:
+  /// dated by itself, marked as such, and with no change page.
+  bool backfilled = false;
   std::string recorded_at;           ///< when feeddiff recorded this version (ISO-8601 UTC)
   std::string commit;                ///< the commit of that version (its change page)
   std::string title;                 ///< plain text, as the feed had it

@@ -25,6 +25,7 @@
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
+#include "site/site_backfilled.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
 #include "site/site_history.h"
@@ -290,6 +291,8 @@ class SiteBuild {
   fs::path old_state_;
   // Each source with new changes, and the oldest of them.
   std::map<std::string, std::string> touched_sources_;
+  // Each source with a new backfill commit (its complete-history set takes the items in).
+  std::set<std::string> backfilled_;
   // Each configured source's feed URL, redacted: the change pages' rel="original".
   std::map<std::string, std::string> urls_;
 };
@@ -352,6 +355,11 @@ Status SiteBuild::walk(CommitSpool& fresh) {
       return false;
     }
     if (touched) spooled = fresh.push(to_oid(id));
+    // A backfill commit changes no source's versions, but its complete-history set.
+    if (auto commit = touched ? std::nullopt : std::optional(archive_.resolve(id));
+        commit && *commit)
+      if (std::string source = backfill_source(**commit); !source.empty())
+        backfilled_.insert(std::move(source));
     root_ = id;
     return bool(spooled);
   });
@@ -562,8 +570,9 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   const WriteFile write = [&](const fs::path& path, std::string_view content) {
     return write_if_changed(path, content, writes_);
   };
+  const bool new_backfill = backfilled_.count(name) > 0;
   if (check_source_name(name) && row.count &&
-      (is_touched || new_feed_base || new_history || new_timemap)) {
+      (is_touched || new_feed_base || new_history || new_timemap || new_backfill)) {
     auto history = read_source_history(archive_, name);
     if (!history) return history.error();
     if (is_touched || new_feed_base || new_timemap) {
@@ -572,10 +581,10 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
       if (!timemap) return timemap.error();
       writes_.mementos += timemap->added;
     }
-    if (is_touched || new_history) {
+    if (is_touched || new_history || new_backfill) {
       auto feeds = write_history_feeds(archive_, top_, top_ / kStateDir, name,
                                        feed_id + ":source:" + name + ":history", *history,
-                                       options_.history_page, write);
+                                       options_.history_page, write, new_backfill);
       if (!feeds) return feeds.error();
       writes_.sealed += feeds->sealed;
     }
