@@ -105,6 +105,9 @@ class SourceVersions {
   /// The position of a commit among the source's versions (0: the first), nullopt when it
   /// is not one of them.
   std::optional<std::size_t> ordinal(const std::string& commit) const;
+  /// The commit of the version at ordinal (0: the first), "" past the last: the site's
+  /// memento links name a change's earlier versions with it.
+  std::string commit_at(std::size_t ordinal) const;
   /// Reads versions [known, n) that the cache lacks (n at most the count of versions), then
   /// writes the cache when it learnt something. Versions that do not parse show no ids.
   void learn(std::size_t n);

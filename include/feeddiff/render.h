@@ -172,6 +172,9 @@ struct HtmlLinks {
   std::optional<std::string> atom;
   /// The page of one listed item's history (the site's items/SOURCE/KEY.html), "" for none.
   std::function<std::string(const ItemChange&)> item;
+  /// Memento links (RFC 7089) in the head, each (rel, href): "original", "timemap",
+  /// "first memento", "prev memento" (the site's change pages).
+  std::vector<std::pair<std::string, std::string>> memento;
 };
 
 /// A standalone HTML page: inline CSS, no script, no fetch (a Content-Security-Policy says
@@ -222,6 +225,8 @@ struct SiteSource {
   /// Its "Corrections and edits" page (NAME/edits.html, relative to the source's page; its
   /// Atom feed edits.atom beside it), or "" when the source captured no article.
   std::string edits_href;
+  /// Its TimeMap (RFC 7089), relative to the source's page (NAME/timemap.link), or "".
+  std::string timemap;
 };
 
 /// Changes on one history page of the site; only the newest page of a list fills up, so
@@ -318,8 +323,11 @@ std::string render_edits_atom(const std::string& source, const std::vector<SiteE
 /// One item of a source's complete-history feed set (RFC 5005 archived feeds): the newest
 /// version feeddiff recorded of it, or, when it was pulled from the feed, its tombstone.
 struct HistoryFeedItem {
-  std::string id;                    ///< the item's identity (Item::id)
-  bool deleted = false;              ///< pulled from the feed (not aged out): an RFC 6721 tombstone
+  std::string id;        ///< the item's identity (Item::id)
+  bool deleted = false;  ///< pulled from the feed (not aged out): an RFC 6721 tombstone
+  /// Found in the publisher's own archive (`feeddiff backfill`), never observed in the feed:
+  /// dated by itself, marked as such, and with no change page.
+  bool backfilled = false;
   std::string recorded_at;           ///< when feeddiff recorded this version (ISO-8601 UTC)
   std::string commit;                ///< the commit of that version (its change page)
   std::string title;                 ///< plain text, as the feed had it
@@ -353,6 +361,36 @@ std::string render_history_atom(const HistoryFeedPage& page);
 /// The same document as JSON Feed 1.1: next_url chains to the next older page; a pulled
 /// item is an item with `_feeddiff: {"deleted": TIME}` and empty content_text.
 std::string render_history_json(const HistoryFeedPage& page);
+
+/// One memento of a source's TimeMap (RFC 7089): a recorded version, as it was received.
+struct Memento {
+  std::string href;      ///< URI-M: the version's raw copy on the site
+  std::string datetime;  ///< ISO-8601 UTC: when feeddiff observed it (Observed-At)
+};
+
+/// Another page of a paged TimeMap (RFC 7089 section 5.1.2), with the span of its mementos.
+struct TimeMapLink {
+  std::string href;   ///< the page's URI
+  std::string from;   ///< ISO-8601 UTC of its first memento, "" when not known
+  std::string until;  ///< ISO-8601 UTC of its last memento, "" when not known
+};
+
+/// One page of a source's TimeMap (sources/NAME/timemap.link and its sealed pages).
+struct TimeMapPage {
+  std::string original;            ///< URI-R: the feed's URL, redacted; "" when not configured
+  std::string self;                ///< this page's URI
+  std::vector<TimeMapLink> pages;  ///< the other pages it names (rel="timemap"), oldest first
+  std::vector<Memento> mementos;   ///< oldest first
+  bool holds_first = false;        ///< mementos.front() is the source's first memento
+  bool holds_last = false;         ///< mementos.back() is its last one (when written)
+};
+
+/// The page in application/link-format (RFC 6690) as RFC 7089 section 5 writes a TimeMap:
+/// rel="original", rel="self" with from/until, each other page as rel="timemap" and each
+/// memento as rel="memento" with its datetime (RFC 1123), "first memento" / "last memento"
+/// on the ends it holds. A URI's bytes outside RFC 3986's set are percent-encoded, so no feed
+/// or config text can close a `<...>` or add a link.
+std::string render_timemap(const TimeMapPage& page);
 
 /// A feed's items as a table for a terminal: position, identity, date, title (escaped).
 std::string render_items_text(const Feed& feed);

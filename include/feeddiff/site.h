@@ -26,6 +26,9 @@ struct SiteOptions {
   /// Items an archive page of a source's complete-history set holds (RFC 5005 archived
   /// feeds: sources/NAME/history/). Tests make it small.
   std::size_t history_page = 100;
+  /// Mementos a sealed page of a source's TimeMap holds (RFC 7089 paged TimeMaps:
+  /// sources/NAME/timemap-N.link). Tests make it small.
+  std::size_t timemap_page = 1000;
 };
 
 /// What a build did: the counts `feeddiff site` prints.
@@ -40,6 +43,7 @@ struct SiteReport {
   std::size_t ignored = 0;    ///< rows of the state files that were not the site's own
   std::size_t refused = 0;    ///< raw artifacts not published: names feeddiff never writes
   std::size_t sealed = 0;     ///< complete-history archive pages sealed by this run
+  std::size_t mementos = 0;   ///< mementos added to the sources' TimeMaps by this run
   std::string first_refused;  ///< the first of them, "PATH in commit ID"
   std::string state_dir;      ///< DIR/.feeddiff-site, where the lists are kept
   std::string index;          ///< DIR/index.html

@@ -121,6 +121,10 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   return out;
 }
 
+std::string SourceVersions::commit_at(std::size_t ordinal) const {
+  return ordinal < commits_.size() ? to_hex(commits_[ordinal]) : std::string();
+}
+
 std::optional<std::size_t> SourceVersions::ordinal(const std::string& commit) const {
   const auto id = parse_oid(commit);
   if (!id) return std::nullopt;

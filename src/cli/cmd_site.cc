@@ -71,7 +71,9 @@ commit, as plain text so that no browser renders it as a page), feed.atom (the n
 changes) and sources/NAME/feed.atom (a source's 50 newest changes, each entry listing the
 item changes with their before and after, for a feed reader), items/NAME/KEY.html and
 items/NAME/KEY.atom (a page and an Atom feed per item ever edited: its versions, each edit's
-fields before and after; KEY a hash of the item's id). Each history page links to
+fields before and after; KEY a hash of the item's id), sources/NAME/timemap.link (a Memento
+TimeMap, RFC 7089: every recorded version's raw copy with the time it was observed, older
+ones on pages timemap-N.link of 1,000 that are written once). Each history page links to
 the older one, so every change is reachable from the index; only the newest page of a
 history changes, older pages are written once. Links are relative: open DIR/index.html from
 disk or serve DIR from any static host. A run renders the changes since the tip it last

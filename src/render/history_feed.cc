@@ -20,6 +20,8 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 constexpr const char* kHistoryAbout = "https://www.rfc-editor.org/rfc/rfc6721";
+// Where an item of the set came from: the publisher's archive (feeddiff backfill).
+constexpr const char* kBackfillScheme = "urn:feeddiff:origin";
 
 // Text as XML 1.0 character data or a quoted attribute: markup escaped, and what XML
 // forbids (C0 controls but tab and line ends, U+FFFE, U+FFFF, invalid UTF-8) as U+FFFD, so
@@ -125,8 +127,15 @@ std::string render_history_atom(const HistoryFeedPage& page) {
       out += fmt::format("    <author><name>{}</name></author>\n", xml_text(name));
     if (web_link(item.link))
       out += fmt::format("    <link rel=\"alternate\" href=\"{}\"/>\n", xml_text(item.link));
-    out +=
-        fmt::format("    <link rel=\"via\" type=\"text/html\" href=\"{}\"/>\n", xml_text(change));
+    if (item.backfilled)
+      // A category, not an extension element: every reader shows it, and feedparser lists it.
+      out += fmt::format(
+          "    <category scheme=\"{}\" term=\"publisher-archive\" label=\"From the publisher's "
+          "archive, not observed by feeddiff\"/>\n",
+          kBackfillScheme);
+    else  // a backfill commit has no change page
+      out +=
+          fmt::format("    <link rel=\"via\" type=\"text/html\" href=\"{}\"/>\n", xml_text(change));
     if (!item.summary.empty())
       out += fmt::format("    <summary type=\"html\">{}</summary>\n", xml_text(item.summary));
     if (!item.content.empty())
@@ -172,6 +181,8 @@ std::string render_history_json(const HistoryFeedPage& page) {
       for (const std::string& name : item.authors) authors.push_back({{"name", name}});
       j["authors"] = std::move(authors);
     }
+    if (item.backfilled)
+      j["_feeddiff"] = {{"about", kHistoryAbout}, {"origin", "publisher-archive"}};
     items.push_back(std::move(j));
   }
   doc["items"] = std::move(items);

@@ -124,7 +124,9 @@ std::string render_items_html(const ChangeView& change, const RenderOptions& opt
 
 std::string render_html(const ChangeView& c, const RenderOptions& options, const HtmlLinks& links) {
   const std::string short_id = c.commit_id.substr(0, 7);
-  std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title));
+  std::vector<html::HeadLink> memento;
+  for (const auto& [rel, href] : links.memento) memento.push_back({rel, "", href});
+  std::string out = html::head(fmt::format("Change {} · {}", short_id, c.title), {}, {}, memento);
   out += html::nav(links.nav);
   if (c.commit_id.empty()) {  // `diff` of two files: no commit to name
     out += "<header>\n<p class=\"kicker\">Comparison</p>\n";

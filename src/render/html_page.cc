@@ -92,7 +92,8 @@ dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}
 }  // namespace
 
 std::string head(std::string_view title, std::string_view atom_href,
-                 const std::vector<std::pair<std::string, std::string>>& more_atom) {
+                 const std::vector<std::pair<std::string, std::string>>& more_atom,
+                 const std::vector<HeadLink>& more) {
   std::string alternate;
   if (const auto href = safe_href(atom_href))
     alternate = fmt::format(
@@ -103,6 +104,11 @@ std::string head(std::string_view title, std::string_view atom_href,
       alternate += fmt::format(
           "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}\" href=\"{}\">\n",
           escape_html(feed_title), *href);
+  for (const HeadLink& l : more)
+    if (const auto href = safe_href(l.href))
+      alternate += fmt::format(
+          "<link rel=\"{}\"{} href=\"{}\">\n", escape_html(l.rel),
+          l.type.empty() ? std::string() : fmt::format(" type=\"{}\"", escape_html(l.type)), *href);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

@@ -10,11 +10,19 @@
 
 namespace feeddiff::html {
 
+/// A `<link>` of the head beyond the Atom feeds: the site's Memento links (RFC 7089).
+struct HeadLink {
+  std::string rel;   ///< e.g. "timemap", "original", "prev memento"
+  std::string type;  ///< the media type, or "" for none
+  std::string href;  ///< written only when safe_href accepts it
+};
+
 /// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here. atom_href, when
 /// safe and not empty, is announced as the page's Atom feed (link rel="alternate").
-/// more_atom: further Atom feeds the page announces, each (title, href).
+/// more_atom: further Atom feeds the page announces, each (title, href); more: other links.
 std::string head(std::string_view title, std::string_view atom_href = {},
-                 const std::vector<std::pair<std::string, std::string>>& more_atom = {});
+                 const std::vector<std::pair<std::string, std::string>>& more_atom = {},
+                 const std::vector<HeadLink>& more = {});
 
 /// `</body></html>` and the final line end.
 std::string tail();

@@ -108,7 +108,10 @@ std::string render_source_page(const SiteSource& s) {
   if (!s.edits_href.empty())
     more_feeds.emplace_back(fmt::format("{}: corrections and edits", s.name),
                             s.name + "/edits.atom");
-  std::string out = html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds);
+  std::vector<html::HeadLink> more;
+  if (!s.timemap.empty()) more.push_back({"timemap", "application/link-format", s.timemap});
+  std::string out =
+      html::head(fmt::format("{} · feeddiff archive", s.name), feed, more_feeds, more);
   out += html::nav({{"Archive", "../index.html"}});
   out += "<header>\n<p class=\"kicker\">Source</p>\n";
   out += fmt::format("<h1>{}</h1>\n", escape_html(s.name));
@@ -126,6 +129,9 @@ std::string render_source_page(const SiteSource& s) {
     out += fmt::format("<p class=\"id\">The articles its items link to: {} · {}</p>\n",
                        html::link(s.edits_href, "Corrections and edits"),
                        html::link(s.name + "/edits.atom", "Atom feed of the edits"));
+  if (!s.timemap.empty())
+    out += fmt::format("<p class=\"id\">Every recorded version, as received: {} (RFC 7089)</p>\n",
+                       html::link(s.timemap, "TimeMap"));
   out += "</header>\n<dl class=\"fields\">\n";
   out += fmt::format("<dt>Changes</dt><dd>{}</dd>\n", with_thousands(total_of(s)));
   out +=

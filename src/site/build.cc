@@ -25,11 +25,13 @@
 #include "feeddiff/poll.h"
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
+#include "site/site_backfilled.h"
 #include "site/site_edits.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
 #include "site/site_history.h"
 #include "site/site_items.h"
+#include "site/site_memento.h"
 #include "site/site_work.h"
 
 namespace feeddiff {
@@ -44,7 +46,8 @@ namespace {
 // versions, when given, is the source's (else its versions are read for this change).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
-                                 SourceVersions* versions) {
+                                 SourceVersions* versions,
+                                 const std::map<std::string, std::string>& urls) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   if (auto commit = archive.resolve(id);
@@ -92,6 +95,11 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
     writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
   remove_other_raw(top, commit.id, raw_name.value_or(""));
+  if (versions && check_source_name(view.source)) {
+    const auto url = urls.find(view.source);
+    links.memento =
+        memento_links(top, view.source, url == urls.end() ? "" : url->second, *versions, commit.id);
+  }
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
@@ -284,6 +292,10 @@ class SiteBuild {
   fs::path old_state_;
   // Each source with new changes, and the oldest of them.
   std::map<std::string, std::string> touched_sources_;
+  // Each source with a new backfill commit (its complete-history set takes the items in).
+  std::set<std::string> backfilled_;
+  // Each configured source's feed URL, redacted: the change pages' rel="original".
+  std::map<std::string, std::string> urls_;
 };
 
 Result<SiteReport> SiteBuild::run() {
@@ -309,6 +321,7 @@ Result<SiteReport> SiteBuild::run() {
   old_state_ = top_ / (std::string(kStateDir) + ".old");
   reuse_pages_ = state_.key == key_;
   if (rebuild_) start_over();
+  urls_ = configured_urls(archive_);
   if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
   state_.tip = head_;
   if (rebuild_)
@@ -343,6 +356,11 @@ Status SiteBuild::walk(CommitSpool& fresh) {
       return false;
     }
     if (touched) spooled = fresh.push(to_oid(id));
+    // A backfill commit changes no source's versions, but its complete-history set.
+    if (auto commit = touched ? std::nullopt : std::optional(archive_.resolve(id));
+        commit && *commit)
+      if (std::string source = backfill_source(**commit); !source.empty())
+        backfilled_.insert(std::move(source));
     root_ = id;
     return bool(spooled);
   });
@@ -419,7 +437,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
     auto versions = SourceVersions::load(archive_, source);
     for (const std::uint32_t i : positions) {
       auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
-                                    versions ? &*versions : nullptr);
+                                    versions ? &*versions : nullptr, urls_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;
       auto put = rows.put(row_line(*rendered));
@@ -438,7 +456,8 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::optional<SiteChange> change;
     if (at[i] == kInOrder) {
-      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr);
+      auto rendered =
+          render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr, urls_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);
@@ -547,16 +566,26 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   const bool is_touched = touched != touched_sources_.end();
   const bool new_history =
       check_source_name(name) && row.count && !has_history_feeds(top_ / kStateDir, name);
-  if (check_source_name(name) && row.count && (is_touched || new_feed_base || new_history)) {
+  const bool new_timemap =
+      check_source_name(name) && row.count && !has_timemap(top_ / kStateDir, name);
+  const WriteFile write = [&](const fs::path& path, std::string_view content) {
+    return write_if_changed(path, content, writes_);
+  };
+  const bool new_backfill = backfilled_.count(name) > 0;
+  if (check_source_name(name) && row.count &&
+      (is_touched || new_feed_base || new_history || new_timemap || new_backfill)) {
     auto history = read_source_history(archive_, name);
     if (!history) return history.error();
-    const WriteFile write = [&](const fs::path& path, std::string_view content) {
-      return write_if_changed(path, content, writes_);
-    };
-    if (is_touched || new_history) {
+    if (is_touched || new_feed_base || new_timemap) {
+      auto timemap = write_timemap(top_, top_ / kStateDir, name, s.url, base, &*history,
+                                   options_.timemap_page, write);
+      if (!timemap) return timemap.error();
+      writes_.mementos += timemap->added;
+    }
+    if (is_touched || new_history || new_backfill) {
       auto feeds = write_history_feeds(archive_, top_, top_ / kStateDir, name,
                                        feed_id + ":source:" + name + ":history", *history,
-                                       options_.history_page, write);
+                                       options_.history_page, write, new_backfill);
       if (!feeds) return feeds.error();
       writes_.sealed += feeds->sealed;
     }
@@ -571,25 +600,31 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   // Its corrections (article edits): their own commits, not in the walk above.
   SourceEdits edits;
   if (check_source_name(name)) {
-    const WriteFile write = [&](const fs::path& path, std::string_view content) {
-      return write_if_changed(path, content, writes_);
-    };
     auto made =
         write_source_edits(archive_, top_, top_ / kStateDir, name,
                            feed_id + ":source:" + name + ":edits", base, new_feed_base, write);
     if (!made) return made.error();
     edits = *made;
   }
-  if (check_source_name(name) && (is_touched || new_history || edits.changed || s.url != row.url ||
-                                  s.status != row.status || !fs::exists(top_ / s.href))) {
+  if (check_source_name(name) &&
+      (is_touched || new_history || new_timemap || edits.changed || s.url != row.url ||
+       s.status != row.status || !fs::exists(top_ / s.href))) {
     SiteSource page = s;
     if (edits.captures) page.edits_href = name + "/edits.html";
     if (row.count) page.history_dir = name + "/history/";
     page.changes = histories_.newest(name, row.count, kSitePageSize);
     page.edited = edited_items(top_ / kStateDir, name);
+    if (row.count) page.timemap = name + "/timemap.link";
     if (auto ok = write_if_changed(top_ / s.href, render_source_page(page), writes_); !ok)
       return ok.error();
   }
+  // Its TimeMap's rel="original" follows the feed's URL.
+  if (check_source_name(name) && row.count && !is_touched && s.url != row.url &&
+      has_timemap(top_ / kStateDir, name))
+    if (auto ok = write_timemap(top_, top_ / kStateDir, name, s.url, base, nullptr,
+                                options_.timemap_page, write);
+        !ok)
+      return ok.error();
   // Its feed changes only with its changes (a feed's bytes name no poll status).
   const fs::path feed = top_ / "sources" / name / "feed.atom";
   if (check_source_name(name) &&
@@ -633,6 +668,7 @@ SiteReport SiteBuild::report(std::size_t sources) const {
   out.refused = writes_.refused;
   out.first_refused = writes_.first_refused;
   out.sealed = writes_.sealed;
+  out.mementos = writes_.mementos;
   out.state_dir = (top_ / kStateDir).string();
   out.index = (top_ / "index.html").string();
   return out;

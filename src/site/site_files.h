@@ -49,6 +49,7 @@ struct Writes {
   std::size_t refused = 0;    // raw artifacts not published: names feeddiff never writes
   std::string first_refused;  // the first of them, "PATH in commit ID"
   std::size_t sealed = 0;     // complete-history archive pages sealed
+  std::size_t mementos = 0;   // mementos added to the TimeMaps
 };
 
 /// Tabs and line ends would break the rows: each becomes a space.

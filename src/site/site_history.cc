@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "feeddiff/core.h"
 #include "feeddiff/diff.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/render.h"
+#include "site/site_backfilled.h"
 
 namespace feeddiff::site {
 
@@ -59,7 +61,7 @@ std::string state_text(const HistoryState& state) {
   append_tab_field(out, state.updated);
   out += '\n';
   for (const HistoryFeedItem& item : state.current) {
-    out += item.deleted ? "deleted" : "entry";
+    out += item.deleted ? "deleted" : item.backfilled ? "backfilled" : "entry";
     for (const std::string* field : {&item.id, &item.recorded_at, &item.commit, &item.title,
                                      &item.link, &item.published, &item.summary, &item.content})
       append_tab_field(out, *field);
@@ -92,10 +94,12 @@ HistoryState load_state(const fs::path& path) {
       state.updated = fields[3];
       continue;
     }
-    if (fields.size() != 10 || (fields[0] != "entry" && fields[0] != "deleted"))
+    if (fields.size() != 10 ||
+        (fields[0] != "entry" && fields[0] != "deleted" && fields[0] != "backfilled"))
       return HistoryState{};
     HistoryFeedItem item;
     item.deleted = fields[0] == "deleted";
+    item.backfilled = fields[0] == "backfilled";
     item.id = fields[1];
     item.recorded_at = fields[2];
     item.commit = fields[3];
@@ -144,6 +148,21 @@ void upsert(std::vector<HistoryFeedItem>& current, HistoryFeedItem item) {
   current.push_back(std::move(item));
 }
 
+// The item of a feed's own archive as the set shows it: dated by itself (its published, else
+// updated, time), and never later than the walk that found it, so that any version feeddiff
+// observes of it later is newer (RFC 5005's most recently updated entry wins).
+HistoryFeedItem backfilled_item(const BackfillItem& from, const BackfillEvent& event) {
+  HistoryFeedItem item;
+  item.id = from.id;
+  item.backfilled = true;
+  item.commit = event.commit;
+  item.recorded_at = from.date.empty() ? event.observed_at : std::min(from.date, event.observed_at);
+  item.title = from.title;
+  item.link = from.link;
+  item.published = from.date;
+  return item;
+}
+
 std::string newest_time(const std::vector<HistoryFeedItem>& items, std::size_t n) {
   std::string out;
   for (std::size_t i = 0; i < n && i < items.size(); ++i) out = std::max(out, items[i].recorded_at);
@@ -165,7 +184,7 @@ Result<HistoryFeedsReport> write_history_feeds(const Archive& archive, const fs:
                                                const fs::path& state_dir, const std::string& source,
                                                const std::string& feed_id,
                                                const SourceHistory& history, std::size_t page_items,
-                                               const WriteFile& write) {
+                                               const WriteFile& write, bool new_backfill) {
   page_items = std::max<std::size_t>(page_items, 1);
   HistoryFeedsReport report;
   const fs::path state_path = history_state_path(state_dir, source);
@@ -239,9 +258,56 @@ Result<HistoryFeedsReport> write_history_feeds(const Archive& archive, const fs:
     return write(dir / fmt::format("archive-{}.json", page.number), render_history_json(page));
   };
 
+  // The publisher's archive (backfill commits): read when the set is made anew or a backfill
+  // commit of the source is new; each one's new items enter the set after the versions
+  // observed before it, so a set made anew places them where an incremental run did.
+  std::vector<BackfillEvent> backfills;
+  const fs::path backfill_mark = state_path.string() + ".backfill";
+  if (new_backfill || report.restarted) {
+    auto all = backfill_events(archive, source);
+    if (!all) return all.error();
+    std::string applied;
+    if (auto mark = read_file(backfill_mark.string()); mark && !report.restarted) applied = *mark;
+    auto from = all->begin();
+    for (auto it = all->begin(); !applied.empty() && it != all->end(); ++it)
+      if (it->commit == applied) from = it + 1;
+    backfills.assign(std::make_move_iterator(from), std::make_move_iterator(all->end()));
+    std::error_code ec;
+    fs::create_directories(state_path.parent_path(), ec);
+    if (all->empty())
+      fs::remove(backfill_mark, ec);
+    else if (auto ok = write_file_replace(backfill_mark.string(), all->back().commit); !ok)
+      return ok.error();
+  }
+  std::unordered_map<std::string, std::size_t> first_seen;
+  if (!backfills.empty())
+    for (const ItemLife& life : history.items.lives()) first_seen.emplace(life.id, life.first_seen);
+  std::size_t next_backfill = 0;
+  // Applies the backfill commits observed before `until` (all when empty); next_version is
+  // the first version not yet applied. An item feeddiff observed before is not taken in.
+  auto apply_backfills = [&](const std::string& until, std::size_t next_version) -> Status {
+    for (; next_backfill < backfills.size() &&
+           (until.empty() || backfills[next_backfill].observed_at < until);
+         ++next_backfill) {
+      const BackfillEvent& event = backfills[next_backfill];
+      for (const BackfillItem& from : event.items) {
+        if (auto seen = first_seen.find(from.id);
+            seen != first_seen.end() && seen->second < next_version)
+          continue;
+        HistoryFeedItem item = backfilled_item(from, event);
+        state.updated = std::max(state.updated, item.recorded_at);
+        upsert(state.current, std::move(item));
+        while (state.current.size() >= page_items)
+          if (auto ok = seal(); !ok) return ok;
+      }
+    }
+    return Ok{};
+  };
+
   const NormalizeOptions model_only{{}, true, false};
   for (std::size_t i = 0; i < events.size();) {
     const std::size_t v = events[i].version;
+    if (auto ok = apply_backfills(versions[v].observed_at, v); !ok) return ok.error();
     std::size_t end = i;
     bool wants_feed = false;
     for (; end < events.size() && events[end].version == v; ++end)
@@ -281,6 +347,7 @@ Result<HistoryFeedsReport> write_history_feeds(const Archive& archive, const fs:
     while (state.current.size() >= page_items)
       if (auto ok = seal(); !ok) return ok.error();
   }
+  if (auto ok = apply_backfills("", versions.size()); !ok) return ok.error();
   if (!versions.empty()) state.tip = versions.back().commit;
   report.archives = state.archives;
 

@@ -36,10 +36,16 @@ bool has_history_feeds(const std::filesystem::path& state_dir, const std::string
 /// Applies the versions of `history` after the one the set was last brought to (every one
 /// when the set is new or that version left the source's history) and writes the current
 /// document, the pages sealed meanwhile (page_items items each) and the state. Each new
-/// version's feed is parsed only when it added, changed or brought back an item.
-Result<HistoryFeedsReport> write_history_feeds(
-    const Archive& archive, const std::filesystem::path& top,
-    const std::filesystem::path& state_dir, const std::string& source, const std::string& feed_id,
-    const SourceHistory& history, std::size_t page_items, const WriteFile& write);
+/// version's feed is parsed only when it added, changed or brought back an item. The items
+/// of the publisher's archive (backfill commits) enter after the versions observed before
+/// each commit, marked as such; they are read when the set is made anew or new_backfill
+/// says that a backfill commit of the source is new.
+Result<HistoryFeedsReport> write_history_feeds(const Archive& archive,
+                                               const std::filesystem::path& top,
+                                               const std::filesystem::path& state_dir,
+                                               const std::string& source,
+                                               const std::string& feed_id,
+                                               const SourceHistory& history, std::size_t page_items,
+                                               const WriteFile& write, bool new_backfill = false);
 
 }  // namespace feeddiff::site

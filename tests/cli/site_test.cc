@@ -202,13 +202,14 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   // 200 change pages and raw artifacts, 2 source pages and their feeds, the index and the
   // feed, and the history pages of 50 changes: 4 of the archive's, 4 of ollama's (180), 1 of
   // openai's (20), a page and a feed for each of the 6 items ever edited, and each source's
-  // complete-history set (current.atom and .json, and its sealed archive pages).
+  // complete-history set (current.atom and .json, and its sealed archive pages) and its
+  // TimeMap (one page: fewer than 1,000 versions).
   std::size_t history_files = 0;
   for (const std::string source : {"ollama", "openai"})
     for (const auto& entry : fs::directory_iterator(site + "/sources/" + source + "/history"))
       history_files += entry.is_regular_file();
   CHECK(history_files >= 4);
-  CHECK(first.written == 200 + 200 + 2 + 2 + 2 + 4 + 4 + 1 + 6 * 2 + history_files);
+  CHECK(first.written == 200 + 200 + 2 + 2 + 2 + 4 + 4 + 1 + 6 * 2 + history_files + 2);
   CHECK(first.rendered == 200);
   CHECK(first.unchanged == 0);
   std::size_t pages = 0;
@@ -250,8 +251,8 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
   CHECK(second.rendered == 0);
   CHECK(mtimes(site) == before);
 
-  // One more change of openai: its page and artifact, openai's page, feed and history page,
-  // the archive's new fifth history page, the index, the feed.
+  // One more change of openai: its page and artifact, openai's page, feed, history page and
+  // TimeMap, the archive's new fifth history page, the index, the feed.
   history.record("openai", "history-olshansk-openai-research", openai);
   const std::string new_head =
       run({"git", "-C", history.dir(), "rev-parse", "HEAD"}).out.substr(0, 40);
@@ -262,6 +263,7 @@ TEST_CASE("site writes every page of a 200-change archive and a second run only 
                                           "sources/openai.html",
                                           "sources/openai/feed.atom",
                                           "sources/openai/1.html",
+                                          "sources/openai/timemap.link",
                                           "history/5.html",
                                           "index.html",
                                           "feed.atom"};
@@ -547,6 +549,7 @@ TEST_CASE(
                                           "sources/feed-1.html",
                                           "sources/feed-1/feed.atom",
                                           "sources/feed-1/3.html",
+                                          "sources/feed-1/timemap.link",
                                           "history/6.html",
                                           "index.html",
                                           "feed.atom"};

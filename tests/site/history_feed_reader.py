@@ -3,7 +3,8 @@
 site tests: from the current document back through prev-archive (Atom, with feedparser) or
 next_url (JSON Feed), each item's newest version (an entry's atom:updated or a tombstone's
 `when`, RFC 6721; the newer document on a tie). Prints one line per item id, sorted:
-`ID<TAB>entry<TAB>TITLE` or `ID<TAB>deleted<TAB>WHEN`, then `documents N`. Exits 1 on a
+`ID<TAB>entry<TAB>TITLE`, `ID<TAB>backfilled<TAB>TITLE` (an entry from the publisher's archive:
+its category, or its JSON `_feeddiff.origin`) or `ID<TAB>deleted<TAB>WHEN`, then `documents N`. Exits 1 on a
 document feedparser finds ill-formed, an archive page without fh:archive, or a loop."""
 
 import json
@@ -22,6 +23,14 @@ def fail(message):
     sys.exit(1)
 
 
+def kind_of(entry):
+    """entry, or backfilled for an entry feedparser lists with the publisher-archive tag."""
+    for tag in entry.get("tags", []):
+        if tag.get("scheme") == "urn:feeddiff:origin" and tag.get("term") == "publisher-archive":
+            return "backfilled"
+    return "entry"
+
+
 def read_atom(path):
     """(items, older path or None) of one Atom document; items are (id, time, kind, text)."""
     with open(path, "rb") as f:
@@ -33,7 +42,7 @@ def read_atom(path):
     is_archive = root.find(HISTORY + "archive") is not None
     if os.path.basename(path).startswith("archive-") != is_archive:
         fail(f"{path}: fh:archive is {'present' if is_archive else 'missing'}")
-    items = [(e.id, e.updated, "entry", e.title) for e in parsed.entries]
+    items = [(e.id, e.updated, kind_of(e), e.title) for e in parsed.entries]
     for d in root.iter(TOMBSTONES + "deleted-entry"):
         items.append((d.get("ref"), d.get("when"), "deleted", d.get("when")))
     older = [l.href for l in parsed.feed.get("links", []) if l.rel == "prev-archive"]
@@ -51,7 +60,9 @@ def read_json(path):
         if deleted:
             items.append((item["id"], deleted, "deleted", deleted))
         else:
-            items.append((item["id"], item["date_modified"], "entry", item.get("title", "")))
+            origin = item.get("_feeddiff", {}).get("origin")
+            kind = "backfilled" if origin == "publisher-archive" else "entry"
+            items.append((item["id"], item["date_modified"], kind, item.get("title", "")))
     older = doc.get("next_url")
     return items, (os.path.join(os.path.dirname(path), older) if older else None)
 
