@@ -132,16 +132,7 @@ std::string digest_edit(const ArticleView& v) {
       out += fmt::format("           {}: {} -> {}\n", label, value_or_none(*values.first),
                          value_or_none(*values.second));
   if (v.body_changed) {
-    std::string words;
-    for (const WordRun& run : v.body.runs) {
-      if (run.skipped) words += "... ";
-      if (run.kind == WordRun::Kind::added)
-        words += "{+" + run.text + "+}";
-      else if (run.kind == WordRun::Kind::removed)
-        words += "[-" + run.text + "-]";
-      else
-        words += run.text;
-    }
+    const std::string words = plain_words(v.body.runs);
     // One line: the paragraphs' breaks, and the runs of spaces they leave, as one space.
     std::string line;
     for (const char c : words) {

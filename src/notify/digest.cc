@@ -39,17 +39,8 @@ std::string field_line(const FieldChange& c) {
   if (!c.text)
     return fmt::format("           {}: {} -> {}\n", shorten(c.field), shorten(c.old_value),
                        shorten(c.new_value));
-  std::string words;
-  for (const WordRun& run : c.words.runs) {
-    if (run.skipped) words += "... ";
-    if (run.kind == WordRun::Kind::added)
-      words += "{+" + run.text + "+}";
-    else if (run.kind == WordRun::Kind::removed)
-      words += "[-" + run.text + "-]";
-    else
-      words += run.text;
-  }
-  return fmt::format("           {}: {}\n", shorten(c.field), shorten(words));
+  return fmt::format("           {}: {}\n", shorten(c.field),
+                     shorten(notify_detail::plain_words(c.words.runs)));
 }
 
 // The lines of one item change: its kind and label, and for a changed item its fields.
@@ -101,6 +92,20 @@ std::string section(const Archive& archive, const SourceOutcome& o) {
 }
 
 }  // namespace
+
+std::string notify_detail::plain_words(const std::vector<WordRun>& runs) {
+  std::string words;
+  for (const WordRun& run : runs) {
+    if (run.skipped) words += "... ";
+    if (run.kind == WordRun::Kind::added)
+      words += "{+" + run.text + "+}";
+    else if (run.kind == WordRun::Kind::removed)
+      words += "[-" + run.text + "-]";
+    else
+      words += run.text;
+  }
+  return words;
+}
 
 std::string poll_digest(const Archive& archive, const PollReport& report) {
   std::string out;

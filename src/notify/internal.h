@@ -91,4 +91,8 @@ Result<std::optional<std::string>> article_item_id(const Archive& archive,
 /// the body, escaped for a terminal, at most 20 a source.
 std::vector<std::string> article_digest(const Archive& archive, const PollReport& report);
 
+/// A word diff as plain text, `[-removed-]{+added+}`, `... ` where an excerpt left text out
+/// (the digest's notation; escape it for a terminal).
+std::string plain_words(const std::vector<WordRun>& runs);
+
 }  // namespace feeddiff::notify_detail

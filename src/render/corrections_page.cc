@@ -37,20 +37,6 @@ std::string one_edit_html(const SiteEdit& e) {
   return out + e.diff_html + "</article>\n";
 }
 
-// Links to the numbered pages, newest first: the ten newest, then the oldest (each page
-// links on to the older one, so every page is reachable).
-std::string edits_pager(std::size_t pages, const std::string& prefix) {
-  if (pages == 0) return "";
-  std::string out =
-      fmt::format("<p class=\"pages\">Pages ({} edits each, 1 the oldest):", kEditsPageSize);
-  const std::size_t last_listed = pages > 10 ? pages - 9 : 1;
-  for (std::size_t n = pages; n >= last_listed; --n)
-    out += " " + html::link(fmt::format("{}{}.html", prefix, n), std::to_string(n));
-  if (last_listed > 2) out += " …";
-  if (last_listed > 1) out += " " + html::link(prefix + "1.html", "1");
-  return out + "</p>\n";
-}
-
 }  // namespace
 
 std::string render_edits_page(const SiteEditsPage& p) {
@@ -92,7 +78,7 @@ std::string render_edits_page(const SiteEditsPage& p) {
   for (const SiteEdit& e : p.edits) out += one_edit_html(e);
   if (front && p.pages) {
     out += "<h2>All edits</h2>\n";
-    out += edits_pager(p.pages, "edits/");
+    out += html::pager(p.pages, "edits/", kEditsPageSize, "edits");
   }
   if (!front && p.number > 1)
     out += fmt::format("<p class=\"pages\">{}</p>\n",

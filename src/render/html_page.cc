@@ -155,6 +155,18 @@ std::string link(std::string_view href, std::string_view label) {
   return escape_html(label);
 }
 
+std::string pager(std::size_t pages, const std::string& prefix, std::size_t size,
+                  std::string_view what) {
+  if (pages == 0) return "";
+  std::string out = fmt::format("<p class=\"pages\">Pages ({} {} each, 1 the oldest):", size, what);
+  const std::size_t last_listed = pages > 10 ? pages - 9 : 1;
+  for (std::size_t n = pages; n >= last_listed; --n)
+    out += " " + link(fmt::format("{}{}.html", prefix, n), std::to_string(n));
+  if (last_listed > 2) out += " …";
+  if (last_listed > 1) out += " " + link(prefix + "1.html", "1");
+  return out + "</p>\n";
+}
+
 std::string short_time(std::string_view iso) {
   if (iso.size() < 16) return std::string(iso);
   std::string out(iso.substr(0, 16));

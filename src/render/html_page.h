@@ -41,6 +41,12 @@ std::string link(std::string_view href, std::string_view label);
 /// is this after escape_terminal), such as HTML placed in an Atom <content> element.
 std::string escape_markup(std::string_view text);
 
+/// Links to the numbered pages of a list (prefix N.html), newest first: the ten newest, then
+/// page 1 (each page links on to the older one, so every page is reachable), after
+/// `Pages (SIZE WHAT each, 1 the oldest):`; "" for no page.
+std::string pager(std::size_t pages, const std::string& prefix, std::size_t size,
+                  std::string_view what);
+
 /// `2026-10-01T05:54:04.027Z` as `2026-10-01 05:54` (UTC), for tables.
 std::string short_time(std::string_view iso);
 

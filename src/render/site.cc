@@ -36,20 +36,6 @@ std::string changes_table(const std::vector<SiteChange>& changes, const std::str
   return out + "</tbody>\n</table></div>\n";
 }
 
-// Links to the pages of a history, newest first: the ten newest, then the oldest. Each
-// page links on to the older one, so every page is reachable from here.
-std::string pager(std::size_t pages, const std::string& prefix) {
-  if (pages == 0) return "";
-  std::string out =
-      fmt::format("<p class=\"pages\">Pages ({} changes each, 1 the oldest):", kSitePageSize);
-  const std::size_t last_listed = pages > 10 ? pages - 9 : 1;
-  for (std::size_t n = pages; n >= last_listed; --n)
-    out += " " + html::link(fmt::format("{}{}.html", prefix, n), std::to_string(n));
-  if (last_listed > 2) out += " …";
-  if (last_listed > 1) out += " " + html::link(prefix + "1.html", "1");
-  return out + "</p>\n";
-}
-
 std::size_t total_of(const SiteSource& s) {
   return s.total ? s.total : s.changes.size();
 }
@@ -93,7 +79,7 @@ std::string render_site_index(const std::vector<SiteSource>& sources,
   }
   if (history_pages) {
     out += "<h2>All changes</h2>\n";
-    out += pager(history_pages, "history/");
+    out += html::pager(history_pages, "history/", kSitePageSize, "changes");
   }
   return out + html::tail();
 }
@@ -144,7 +130,7 @@ std::string render_source_page(const SiteSource& s) {
     out += changes_table(s.changes, "../", false);
   if (s.pages) {
     out += "<h2>History pages</h2>\n";
-    out += pager(s.pages, s.name + "/");
+    out += html::pager(s.pages, s.name + "/", kSitePageSize, "changes");
   }
   if (!s.edited.empty()) {
     // Each edited item's page, with its versions and an Atom feed of its edits.
