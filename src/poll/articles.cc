@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "feeddiff/failpoint.h"
 #include "feeddiff/article.h"
 #include "feeddiff/diff.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/normalize.h"
 #include "poll/article_book.h"
 #include "poll/robots_cache.h"

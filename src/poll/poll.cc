@@ -11,8 +11,8 @@
 #include <map>
 #include <optional>
 
-#include "feeddiff/failpoint.h"
 #include "feeddiff/diff.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"
 #include "poll/articles.h"

@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
+#include "feeddiff/failpoint.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"

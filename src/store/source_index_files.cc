@@ -30,8 +30,8 @@
 #include <set>
 #include <sstream>
 
-#include "feeddiff/failpoint.h"
 #include "feeddiff/core.h"
+#include "feeddiff/failpoint.h"
 #include "store/git_handles.h"
 
 namespace feeddiff::source_index {

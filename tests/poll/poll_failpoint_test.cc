@@ -1,9 +1,9 @@
-// A poll stopped by SIGKILL at each named step of its commit sequence (include/feeddiff/failpoint.h),
-// not at a random moment: each kill lands exactly where it says. After each, the archive
-// passes `git fsck --strict`, keeps every earlier commit, and the next poll records the
-// change exactly once and leaves a clean work tree. A test also proves that a normal poll
-// reaches every step of the list, in its order, so the list cannot go stale unnoticed.
-// And: every rename a poll makes is made durable (directory fsync'd) before the next.
+// A poll stopped by SIGKILL at each named step of its commit sequence
+// (include/feeddiff/failpoint.h), not at a random moment: each kill lands exactly where it says.
+// After each, the archive passes `git fsck --strict`, keeps every earlier commit, and the next poll
+// records the change exactly once and leaves a clean work tree. A test also proves that a normal
+// poll reaches every step of the list, in its order, so the list cannot go stale unnoticed. And:
+// every rename a poll makes is made durable (directory fsync'd) before the next.
 
 #include <signal.h>
 #include <unistd.h>
