@@ -148,7 +148,8 @@ Result<SourceState*> Updater::state_of(const std::string& name) {
       state.last_was_readable = last->integer(1) != 0;
     }
     auto open = prepare(
-        "SELECT id, item, occurrence, hash FROM spans WHERE source = ?1 AND gone_ord IS NULL");
+        "SELECT id, item, occurrence, hash FROM spans WHERE source = ?1 AND article = 0 AND "
+        "gone_ord IS NULL");
     if (!open) return open.error();
     (void)open->bind(1, state.id);
     for (;;) {
@@ -432,8 +433,21 @@ std::string poll_source(const CommitInfo& commit) {
 Status Updater::index_commit(const std::string& id, std::int64_t seq) {
   auto commit = archive_.resolve(id);
   if (!commit) return commit.error();
-  if (is_article_commit(*commit)) return index_article_commit(*commit, seq);
-  std::string source = poll_source(*commit);
+  if (is_article_commit(*commit)) {
+    if (auto ok = index_article_commit(*commit, seq); !ok) return ok;
+    // feeddiff's article commits never touch raw/; one that does (written by anyone) is read
+    // for its feeds' versions too, whole, rather than believed.
+    auto now = archive_.tree_id(id, "raw");
+    if (!now) return now.error();
+    std::optional<std::string> before;
+    if (!commit->parents.empty()) {
+      auto was = archive_.tree_id(commit->parents.front(), "raw");
+      if (!was) return was.error();
+      before = *was;
+    }
+    if (*now == before) return Ok{};
+  }
+  std::string source = is_article_commit(*commit) ? "" : poll_source(*commit);
   if (!source.empty()) {
     // A commit anyone can write claims what it likes: one that also rewrote other sources is
     // read whole.

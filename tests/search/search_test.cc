@@ -456,8 +456,36 @@ TEST_CASE("search finds words of the articles behind items, each with its own ve
   // The item rows still agree with a walk of git: articles are kept apart from them.
   check_agrees(recorded, {"news"});
 
-  // A reset past the edit rewinds the article's versions too; a new edit after it is read.
-  auto reset = run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", "HEAD~1"});
+  // A commit that calls itself an article version but also rewrote the feed is read for the
+  // feed too: its items are not hidden from search behind the claim.
+  {
+    const std::string key = sha1_hex("p1").substr(0, 20);
+    ArticleFile file;
+    file.title = "Bridge vote delayed";
+    file.body = "The vote on the bridge is delayed to April.\n";
+    recorded.record_files(
+        "news: article changed: Bridge vote delayed",
+        "Source: news\nChange-Class: article\nItem-Id: p1\n",
+        {{"articles/news/" + key.substr(0, 2) + "/" + key + "/article.txt",
+          format_article_file(file)},
+         {"raw/news/response.xml", feed_of({{"p1", "Bridge vote", "the council forgedword"}}, 3)}});
+    CHECK(search_for(archive, "forgedword").hits.size() == 1);
+    check_agrees(recorded, {"news"});
+    auto drop = run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", "HEAD~1"});
+    REQUIRE(drop.exit_code == 0);
+    CHECK(search_for(archive, "forgedword").hits.empty());
+  }
+  // A feed version after an index run that began with the article open: the item's text and
+  // its article's stay apart (the item's span ends, the article's does not).
+  recorded.record("news", feed_of({{"p1", "Bridge vote", "the council postpones"}}, 4));
+  check_agrees(recorded, {"news"});
+  const SearchResult article_still = search_for(archive, "april");
+  REQUIRE(article_still.hits.size() == 1);
+  CHECK_FALSE(article_still.hits[0].gone);
+
+  // A reset past the edit (and the feed version after it) rewinds the article's versions
+  // too; a new edit after it is read.
+  auto reset = run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", "HEAD~2"});
   REQUIRE(reset.exit_code == 0);
   const SearchResult gone = search_for(archive, "april");
   CHECK(gone.index.action == SearchIndexReport::Action::rewound);
