@@ -447,7 +447,7 @@ Status Updater::index_commit(const std::string& id, std::int64_t seq) {
     }
     if (*now == before) return Ok{};
   }
-  std::string source = is_article_commit(*commit) ? "" : poll_source(*commit);
+  std::string source = poll_source(*commit);  // "" for an article commit: not a poll title
   if (!source.empty()) {
     // A commit anyone can write claims what it likes: one that also rewrote other sources is
     // read whole.
