@@ -57,8 +57,13 @@ if(FEEDDIFF_STATIC)
       target_link_libraries(feeddiff_libgit2 INTERFACE ${FEEDDIFF_LIB_${name}})
     endif()
   endforeach()
-  # libgit2 and libssh2 need zlib and libcrypto too: linked after them.
-  target_link_libraries(feeddiff_libgit2 INTERFACE feeddiff_zlib feeddiff_crypto Threads::Threads)
+  # libgit2 and libssh2 need zlib and libcrypto too: linked after them. CMake lists a library
+  # once, where a target first needs it: in an executable that links libfeeddiff_core (SHA-1)
+  # before libfeeddiff_store (the store's tests), libcrypto.a came before libssh2.a and the
+  # link failed. The copy given as a linker argument is not merged with the other, so it
+  # always follows libssh2.
+  target_link_libraries(feeddiff_libgit2 INTERFACE feeddiff_zlib feeddiff_crypto
+                                                   "-Wl,${FEEDDIFF_LIB_crypto}" Threads::Threads)
   target_include_directories(feeddiff_libgit2 SYSTEM INTERFACE ${LIBGIT2_INCLUDE_DIRS})
   target_compile_definitions(feeddiff_libgit2 INTERFACE FEEDDIFF_STATIC_LIBGIT2=1)
   target_link_options(feeddiff_libgit2 INTERFACE -no-pie
