@@ -255,14 +255,15 @@ void Extractor::initialize(NodeId id) {
 double Extractor::link_density(NodeId id) const {
   const Node& n = t_.nodes[id];
   if (n.text_length == 0) return 0;
-  return static_cast<double>(n.link_length) / static_cast<double>(n.text_length);
+  return n.link_length / static_cast<double>(n.text_length);
 }
 
 std::vector<NodeId> Extractor::run(std::string& byline) {
+  // Forms and their controls stay until the article is picked: a whole page may sit in one
+  // <form> (ASP.NET pages do), and a form is judged like any container once picked.
   static constexpr std::string_view kAlwaysCut[] = {
-      "script",   "style", "noscript", "template", "link",  "meta",   "iframe",
-      "object",   "embed", "svg",      "canvas",   "input", "button", "select",
-      "textarea", "form",  "dialog",   "head",     "title"};
+      "script", "style", "noscript", "template", "link",   "meta", "iframe",
+      "object", "embed", "svg",      "canvas",   "dialog", "head", "title"};
   std::vector<NodeId> to_score;
   bool title_header_removed = false;
   std::vector<NodeId> stack{t_.body};
@@ -537,10 +538,19 @@ bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
 void Extractor::clean(const std::vector<NodeId>& roots) {
   for (NodeId root : roots) {
     t_.measure(root);
+    if (flags_.clean_conditionally) {
+      // Forms first, while their inputs still count against them.
+      std::vector<NodeId> all = t_.elements_under(root, true);
+      for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        const NodeId e = *it;
+        if (t_.nodes[e].removed || !t_.is(e, {"form", "fieldset"})) continue;
+        if (remove_conditionally(e, t_.nodes[e].name)) t_.remove_measured(e);
+      }
+    }
     for (NodeId e : t_.elements_under(root, true)) {
       if (t_.nodes[e].removed) continue;
       const Node& n = t_.nodes[e];
-      if (e != root && t_.is(e, {"footer", "aside", "fieldset"})) {
+      if (e != root && t_.is(e, {"footer", "aside", "input", "button", "select", "textarea"})) {
         t_.remove(e);
         continue;
       }

@@ -173,7 +173,8 @@ void Tree::measure(NodeId id) {
       for (NodeId c : node.children) stack.push_back({c, false});
       continue;
     }
-    node.text_length = node.link_length = node.commas = 0;
+    node.text_length = node.commas = 0;
+    node.link_length = 0;
     for (NodeId c : node.children) {
       const Node& child = nodes[c];
       if (child.removed) continue;
@@ -181,7 +182,13 @@ void Tree::measure(NodeId id) {
       node.link_length += child.link_length;
       node.commas += child.commas;
     }
-    if (node.name == "a") node.link_length = node.text_length;
+    if (node.name == "a") {
+      // A link within the page (a footnote, a table of contents) is part of the text more
+      // than a way out of it: it counts for less.
+      const std::string_view href = attr(n, "href");
+      const bool in_page = href.size() > 1 && href[0] == '#';
+      node.link_length = static_cast<double>(node.text_length) * (in_page ? 0.3 : 1.0);
+    }
   }
 }
 
