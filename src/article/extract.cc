@@ -368,7 +368,7 @@ std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
   for (NodeId id : to_score) {
     const Node& n = t_.nodes[id];
     if (n.removed || n.parent == kNone || n.text_length < kMinParagraph) continue;
-    double score = 1 + static_cast<double>(n.commas) +
+    double score = 2 + static_cast<double>(n.commas) +
                    static_cast<double>(std::min<std::size_t>(n.text_length / 100, 3));
     int level = 0;
     for (NodeId a = n.parent; a != kNone && level < kScoredAncestors; a = t_.nodes[a].parent) {
