@@ -285,12 +285,20 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
         continue;
       }
       const std::string match = t_.class_and_id(id);
-      if (byline_words(match) || t_.attr(id, "rel") == "author" ||
-          contains(lower(t_.attr(id, "itemprop")), "author")) {
+      // The first byline element is the byline when the page's metadata names no author;
+      // any other stays in the body, as the reader sees it there.
+      if (byline.empty() && (byline_words(match) || t_.attr(id, "rel") == "author" ||
+                             contains(t_.attr(id, "itemprop"), "author"))) {
         t_.measure(id);
         const std::size_t length = t_.nodes[id].text_length;
         if (length > 0 && length < 100) {
-          if (byline.empty()) byline = t_.inner_text(id);
+          NodeId name = id;
+          for (NodeId e : t_.elements_under(id))
+            if (contains(t_.attr(e, "itemprop"), "name")) {
+              name = e;
+              break;
+            }
+          byline = t_.inner_text(name);
           cut();
           continue;
         }
