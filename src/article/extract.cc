@@ -23,6 +23,9 @@ constexpr std::size_t kMinParagraph = 25;
 // How many levels of ancestors a paragraph's score reaches.
 constexpr int kScoredAncestors = 5;
 constexpr std::size_t kTopCandidates = 5;
+// How far up an enclosing table, code or figure protects an element: a layout table around
+// the whole page protects nothing.
+constexpr int kNearAncestor = 4;
 
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
@@ -310,8 +313,9 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
         continue;
       }
       if (flags_.strip_unlikely) {
-        if (unlikely(match) && !maybe_candidate(match) && !t_.has_ancestor(id, "table") &&
-            !t_.has_ancestor(id, "code") && n.name != "a") {
+        if (unlikely(match) && !maybe_candidate(match) &&
+            !t_.has_ancestor(id, "table", kNearAncestor) &&
+            !t_.has_ancestor(id, "code", kNearAncestor) && n.name != "a") {
           cut();
           continue;
         }
@@ -484,17 +488,36 @@ bool Extractor::data_table(NodeId id) const {
 
 bool Extractor::judge_table(NodeId id) const {
   if (t_.attr(id, "role") == "presentation" || t_.attr(id, "datatable") == "0") return false;
-  if (t_.has_attr(id, "summary")) return true;
+  if (!t_.attr(id, "summary").empty()) return true;
+  const std::vector<NodeId> under = t_.elements_under(id);
+  bool nested = false;
+  for (NodeId e : under) {
+    if (t_.is(e, {"caption"}) && !t_.nodes[e].children.empty()) return true;
+    if (t_.is(e, {"col", "colgroup", "tfoot", "thead", "th"})) return true;
+    nested = nested || t_.is(e, {"table"});
+  }
+  if (nested) return false;
+  // Rows and the widest row's cells, spans counted: one row or one column lays a page out.
+  const auto span = [&](NodeId e, std::string_view name) {
+    const std::string_view v = t_.attr(e, name);
+    std::size_t n = 0;
+    for (char c : v.substr(0, 4)) {
+      if (c < '0' || c > '9') break;
+      n = n * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return n == 0 ? std::size_t{1} : n;
+  };
   std::size_t rows = 0;
   std::size_t columns = 0;
-  for (NodeId e : t_.elements_under(id)) {
-    if (t_.is(e, {"table"})) return false;
-    if (t_.is(e, {"caption", "col", "colgroup", "tfoot", "thead", "th"})) return true;
-    if (t_.is(e, {"tr"})) {
-      ++rows;
-      columns = std::max(columns, t_.element_children(e).size());
-    }
+  for (NodeId e : under) {
+    if (!t_.is(e, {"tr"})) continue;
+    rows += span(e, "rowspan");
+    std::size_t cells = 0;
+    for (NodeId c : t_.elements_under(e))
+      if (t_.is(c, {"td"})) cells += span(c, "colspan");
+    columns = std::max(columns, cells);
   }
+  if (columns == 1 || rows == 1) return false;
   return rows >= 10 || columns > 4 || rows * columns > 10;
 }
 
@@ -502,7 +525,8 @@ bool Extractor::judge_table(NodeId id) const {
 bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
   const Node& n = t_.nodes[id];
   for (NodeId a = n.parent; a != kNone; a = t_.nodes[a].parent)
-    if (t_.is(a, {"code"}) || (t_.is(a, {"table"}) && data_table(a))) return false;
+    if (t_.is(a, {"table"}) && data_table(a)) return false;
+  if (t_.has_ancestor(id, "code", kNearAncestor)) return false;
   if (tag == "table" && data_table(id)) return false;
   const int weight = class_weight(id);
   if (weight < 0) return true;
@@ -523,7 +547,7 @@ bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
   }
   const double length = static_cast<double>(n.text_length);
   bool list = tag == "ul" || tag == "ol" || (length > 0 && list_text / length > 0.9);
-  const bool in_figure = t_.has_ancestor(id, "figure");
+  const bool in_figure = t_.has_ancestor(id, "figure", kNearAncestor);
   const double heading_density = length > 0 ? heading_text / length : 0;
   const double text_density = length > 0 ? textish / length : 0;
   const double links = link_density(id);
