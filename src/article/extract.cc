@@ -131,6 +131,8 @@ class Extractor {
   bool phrasing(NodeId id) const;
   bool has_block_child(NodeId id) const;
   void wrap_phrasing_runs(NodeId div);
+  NodeId next_significant(const std::vector<NodeId>& children, std::size_t from) const;
+  void replace_brs();
   int class_weight(NodeId id) const;
   void initialize(NodeId id);
   double link_density(NodeId id) const;
@@ -227,6 +229,90 @@ void Extractor::wrap_phrasing_runs(NodeId div) {
   t_.nodes[div].children = std::move(children);
 }
 
+// The next child at or after from that is neither blank text nor gone (a script is gone:
+// it is cut before scoring); children.size() when none is.
+NodeId Extractor::next_significant(const std::vector<NodeId>& children, std::size_t from) const {
+  std::size_t i = from;
+  while (i < children.size()) {
+    const Node& c = t_.nodes[children[i]];
+    if (!c.removed && !(c.is_text && is_blank(c.text)) &&
+        !t_.is(children[i], {"script", "style", "noscript"}))
+      break;
+    ++i;
+  }
+  return static_cast<NodeId>(i);
+}
+
+// Text divided by two or more <br>s in a row is paragraphs: each run after such a chain
+// becomes a <p> of its own, so that it is scored as one (a page of one <div> and many
+// <br>s would otherwise be a single paragraph, worth little beside its neighbours).
+void Extractor::replace_brs() {
+  std::vector<NodeId> parents;
+  for (NodeId e : t_.elements_under(t_.body, true))
+    for (NodeId c : t_.nodes[e].children)
+      if (!t_.nodes[c].removed && t_.is(c, {"br"})) {
+        parents.push_back(e);
+        break;
+      }
+  for (NodeId parent : parents) {
+    const std::vector<NodeId> children = t_.nodes[parent].children;
+    std::vector<NodeId> out;
+    bool made = false;
+    const auto is_br = [&](std::size_t i) {
+      return i < children.size() && t_.is(children[i], {"br"});
+    };
+    std::size_t i = 0;
+    while (i < children.size()) {
+      if (!is_br(i) || t_.nodes[children[i]].removed) {
+        out.push_back(children[i++]);
+        continue;
+      }
+      // The chain: this <br> and each one after it with only blank text between.
+      std::size_t k = i + 1;
+      bool chain = false;
+      for (auto next = static_cast<std::size_t>(next_significant(children, k)); is_br(next);
+           next = static_cast<std::size_t>(next_significant(children, k))) {
+        chain = true;
+        t_.remove(children[next]);
+        k = next + 1;
+      }
+      if (!chain) {
+        out.push_back(children[i++]);
+        continue;
+      }
+      t_.remove(children[i]);
+      // The paragraph: what follows, up to the next chain or the next block.
+      const auto p = static_cast<NodeId>(t_.nodes.size());
+      Node node;
+      node.name = "p";
+      node.parent = parent;
+      t_.nodes.push_back(std::move(node));
+      std::vector<NodeId> inside;
+      for (; k < children.size(); ++k) {
+        const NodeId c = children[k];
+        if (t_.nodes[c].removed) continue;
+        if (is_br(k) && is_br(static_cast<std::size_t>(next_significant(children, k + 1)))) break;
+        if (!phrasing(c)) break;
+        inside.push_back(c);
+      }
+      while (!inside.empty() &&
+             (t_.is(inside.back(), {"br"}) ||
+              (t_.nodes[inside.back()].is_text && is_blank(t_.nodes[inside.back()].text)))) {
+        t_.remove(inside.back());
+        inside.pop_back();
+      }
+      for (NodeId c : inside) t_.nodes[c].parent = p;
+      t_.nodes[p].children = std::move(inside);
+      out.push_back(p);
+      made = true;
+      i = k;
+    }
+    t_.nodes[parent].children = std::move(out);
+    // A paragraph holds no paragraph: the one the <br>s were in is a division now.
+    if (made && t_.nodes[parent].name == "p") t_.nodes[parent].name = "div";
+  }
+}
+
 int Extractor::class_weight(NodeId id) const {
   if (!flags_.weight_classes) return 0;
   int weight = 0;
@@ -267,6 +353,7 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
   static constexpr std::string_view kAlwaysCut[] = {
       "script", "style", "noscript", "template", "link",   "meta", "iframe",
       "object", "embed", "svg",      "canvas",   "dialog", "head", "title"};
+  replace_brs();
   std::vector<NodeId> to_score;
   bool title_header_removed = false;
   std::vector<NodeId> stack{t_.body};
