@@ -52,13 +52,13 @@ bool has_token(std::string_view s, std::string_view token) {
 // Class and id words of what is seldom the article: page furniture, comments, ads, cookie
 // and consent banners.
 bool unlikely(std::string_view s) {
-  return contains_any(s,
-                      {"-ad-",         "ai2html",    "banner",  "breadcrumbs", "combx",  "comment",
-                       "community",    "cover-wrap", "disqus",  "extra",       "footer", "gdpr",
-                       "header",       "legends",    "menu",    "related",     "remark", "replies",
-                       "rss",          "shoutbox",   "sidebar", "skyscraper",  "social", "sponsor",
-                       "supplemental", "ad-break",   "agegate", "pagination",  "pager",  "popup",
-                       "yom-remote",   "cookie",     "consent", "newsletter",  "modal",  "dialog"});
+  return contains_any(
+      s,
+      {"-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
+       "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
+       "menu",       "related", "remark",     "replies",      "rss",      "shoutbox",  "sidebar",
+       "skyscraper", "social",  "sponsor",    "supplemental", "ad-break", "agegate",   "pagination",
+       "pager",      "popup",   "yom-remote", "cookie",       "consent",  "newsletter"});
 }
 // ... unless they also say this (a "main-header-content" is worth a look).
 bool maybe_candidate(std::string_view s) {
@@ -408,7 +408,7 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
         }
         const std::string_view role = t_.attr(id, "role");
         if (n.name == "nav" || role == "menu" || role == "menubar" || role == "complementary" ||
-            role == "navigation" || role == "alert" || role == "alertdialog") {
+            role == "navigation" || role == "alert" || role == "alertdialog" || role == "dialog") {
           cut();
           continue;
         }
