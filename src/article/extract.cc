@@ -137,6 +137,8 @@ class Extractor {
   void initialize(NodeId id);
   double link_density(NodeId id) const;
   std::vector<NodeId> pick(const std::vector<NodeId>& to_score);
+  bool video_player(NodeId id) const;
+  void mark_video(NodeId id);
   bool data_table(NodeId id) const;
   bool judge_table(NodeId id) const;
   bool remove_conditionally(NodeId id, std::string_view tag) const;
@@ -146,6 +148,7 @@ class Extractor {
   Flags flags_;
   std::string_view title_;
   mutable std::vector<signed char> data_tables_;  // by node: -1 not judged yet, 0 or 1
+  std::vector<bool> holds_video_;                 // by node: an ancestor of a video player
 };
 
 bool Extractor::visible(NodeId id) const {
@@ -371,6 +374,7 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
       bool always = false;
       for (std::string_view name : kAlwaysCut) always = always || n.name == name;
       if (always || (t_.attr(id, "role") == "dialog" && t_.attr(id, "aria-modal") == "true")) {
+        if (t_.is(id, {"iframe", "embed", "object"}) && video_player(id)) mark_video(id);
         cut();
         continue;
       }
@@ -566,6 +570,32 @@ std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
   return roots;
 }
 
+// An embedded player of a video site: the video is part of the article, and so is what
+// surrounds it (Readability.js's list of sites).
+bool Extractor::video_player(NodeId id) const {
+  static constexpr std::string_view kHosts[] = {
+      "dailymotion.com",   "youtube.com", "youtube-nocookie.com",
+      "player.vimeo.com",  "v.qq.com",    "bilibili.com",
+      "live.bilibili.com", "archive.org", "upload.wikimedia.org",
+      "player.twitch.tv"};
+  for (const auto& attribute : t_.nodes[id].attributes) {
+    const std::string value = lower(attribute.second.substr(0, 1000));
+    for (std::string_view host : kHosts)
+      for (std::string_view prefix : {"//", "//www."}) {
+        const std::size_t at = value.find(prefix);
+        for (std::size_t i = at; i != std::string::npos; i = value.find(prefix, i + 1))
+          if (std::string_view(value).substr(i + prefix.size()).starts_with(host)) return true;
+      }
+  }
+  return false;
+}
+
+void Extractor::mark_video(NodeId id) {
+  if (holds_video_.size() < t_.nodes.size()) holds_video_.resize(t_.nodes.size(), false);
+  for (NodeId a = t_.nodes[id].parent; a != kNone && !holds_video_[a]; a = t_.nodes[a].parent)
+    holds_video_[a] = true;
+}
+
 bool Extractor::data_table(NodeId id) const {
   // Asked again for each element inside a table: answered once a table.
   if (data_tables_.size() < t_.nodes.size()) data_tables_.resize(t_.nodes.size(), -1);
@@ -618,6 +648,7 @@ bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
   const int weight = class_weight(id);
   if (weight < 0) return true;
   if (n.commas >= 10) return false;
+  if (static_cast<std::size_t>(id) < holds_video_.size() && holds_video_[id]) return false;
   std::size_t p = 0, img = 0, li = 0, input = 0, list_text = 0, heading_text = 0, textish = 0;
   for (NodeId e : t_.elements_under(id)) {
     const Node& d = t_.nodes[e];
