@@ -708,7 +708,7 @@ void Extractor::clean(const std::vector<NodeId>& roots) {
         t_.remove(e);
         continue;
       }
-      if (t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) {
+      if (e != root && t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) {
         t_.remove(e);
         continue;
       }
@@ -723,8 +723,13 @@ void Extractor::clean(const std::vector<NodeId>& roots) {
       std::vector<NodeId> all = t_.elements_under(root, true);
       for (auto it = all.rbegin(); it != all.rend(); ++it) {
         const NodeId e = *it;
-        if (t_.nodes[e].removed || !t_.is(e, {"table", "ul", "div"})) continue;
-        if (remove_conditionally(e, t_.nodes[e].name)) t_.remove_measured(e);
+        if (t_.nodes[e].removed) continue;
+        // A kept element that is no common container (a td, a form, a quote) is judged as
+        // the division it stands for in the article.
+        const bool as_div =
+            e == root && !t_.is(e, {"table", "ul", "div", "article", "section", "p", "ol"});
+        if (!as_div && !t_.is(e, {"table", "ul", "div"})) continue;
+        if (remove_conditionally(e, as_div ? "div" : t_.nodes[e].name)) t_.remove_measured(e);
       }
     }
   }
