@@ -52,13 +52,13 @@ bool has_token(std::string_view s, std::string_view token) {
 // Class and id words of what is seldom the article: page furniture, comments, ads, cookie
 // and consent banners.
 bool unlikely(std::string_view s) {
-  return contains_any(
-      s,
-      {"-ad-",       "ai2html", "banner",     "breadcrumbs",  "combx",    "comment",   "community",
-       "cover-wrap", "disqus",  "extra",      "footer",       "gdpr",     "header",    "legends",
-       "menu",       "related", "remark",     "replies",      "rss",      "shoutbox",  "sidebar",
-       "skyscraper", "social",  "sponsor",    "supplemental", "ad-break", "agegate",   "pagination",
-       "pager",      "popup",   "yom-remote", "cookie",       "consent",  "newsletter"});
+  return contains_any(s,
+                      {"-ad-",         "ai2html",    "banner",  "breadcrumbs", "combx",  "comment",
+                       "community",    "cover-wrap", "disqus",  "extra",       "footer", "gdpr",
+                       "header",       "legends",    "menu",    "related",     "remark", "replies",
+                       "rss",          "shoutbox",   "sidebar", "skyscraper",  "social", "sponsor",
+                       "supplemental", "ad-break",   "agegate", "pagination",  "pager",  "popup",
+                       "yom-remote",   "cookie",     "consent", "newsletter",  "dialog"});
 }
 // ... unless they also say this (a "main-header-content" is worth a look).
 bool maybe_candidate(std::string_view s) {
@@ -187,9 +187,7 @@ bool Extractor::has_block_child(NodeId id) const {
     const NodeId e = stack.back();
     stack.pop_back();
     if (t_.nodes[e].removed || t_.nodes[e].is_text) continue;
-    if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "section",
-                  "article", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}))
-      return true;
+    if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"})) return true;
     const auto& children = t_.nodes[e].children;
     stack.insert(stack.end(), children.rbegin(), children.rend());
   }
