@@ -449,7 +449,14 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
             continue;
           }
         }
-        if (!has_block_child(id)) {
+        // Inline content alone reads as a paragraph, unless it is mostly links: then it
+        // stays a division around its paragraph, judged as furniture like other divisions.
+        bool paragraph = !has_block_child(id);
+        if (paragraph) {
+          t_.measure(id);
+          paragraph = link_density(id) < 0.25;
+        }
+        if (paragraph) {
           n.name = "p";
           to_score.push_back(id);
         } else {
