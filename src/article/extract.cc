@@ -652,22 +652,34 @@ bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
   if (tag == "table" && data_table(id)) return false;
   const int weight = class_weight(id);
   if (weight < 0) return true;
-  if (n.commas >= 10) return false;
   if (static_cast<std::size_t>(id) < holds_video_.size() && holds_video_[id]) return false;
+  // Ten ASCII commas make prose (not the commas of other scripts: a CJK list of links has
+  // many fullwidth ones).
+  std::size_t commas = 0;
+  const auto count_commas = [&](NodeId e) {
+    for (NodeId c : t_.nodes[e].children)
+      if (t_.nodes[c].is_text && !t_.nodes[c].removed)
+        commas += static_cast<std::size_t>(
+            std::count(t_.nodes[c].text.begin(), t_.nodes[c].text.end(), ','));
+  };
+  count_commas(id);
   std::size_t p = 0, img = 0, li = 0, input = 0, list_text = 0, heading_text = 0, textish = 0;
+  bool has_data_table = false;
   for (NodeId e : t_.elements_under(id)) {
     const Node& d = t_.nodes[e];
+    count_commas(e);
     if (d.name == "p") ++p;
     if (d.name == "img") ++img;
     if (d.name == "li") ++li;
     if (d.name == "input") ++input;
-    if (d.name == "table" && data_table(e)) return false;
+    if (d.name == "table" && data_table(e)) has_data_table = true;
     if (d.name == "ul" || d.name == "ol") list_text += d.text_length;
     if (t_.is(e, {"h1", "h2", "h3", "h4", "h5", "h6"})) heading_text += d.text_length;
     if (t_.is(e, {"span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table",
                   "ul"}))
       textish += d.text_length;
   }
+  if (has_data_table || commas >= 10) return false;
   const double length = static_cast<double>(n.text_length);
   bool list = tag == "ul" || tag == "ol" || (length > 0 && list_text / length > 0.9);
   const bool in_figure = t_.has_ancestor(id, "figure", kNearAncestor);
