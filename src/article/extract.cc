@@ -710,7 +710,7 @@ void Extractor::clean(const std::vector<NodeId>& roots) {
       std::vector<NodeId> all = t_.elements_under(root, true);
       for (auto it = all.rbegin(); it != all.rend(); ++it) {
         const NodeId e = *it;
-        if (t_.nodes[e].removed || !t_.is(e, {"form", "fieldset"})) continue;
+        if (e == root || t_.nodes[e].removed || !t_.is(e, {"form", "fieldset"})) continue;
         if (remove_conditionally(e, t_.nodes[e].name)) t_.remove_measured(e);
       }
     }
