@@ -62,7 +62,7 @@ Result<Article> extract_article(std::string_view html, const ArticleOptions& opt
     article.published = meta.published;
     article.language = meta.language;
     article.site_name = meta.site_name;
-    std::string byline;
+    std::string byline = meta.byline;
     article.blocks = article_detail::find_article(*tree, byline, meta.title);
     article.byline = meta.byline.empty() ? byline : meta.byline;
     if (article.blocks.empty()) return Error{Errc::body, "the page has no text to read"};

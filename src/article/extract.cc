@@ -1,7 +1,7 @@
 // Which part of the page is the article: unlikely parts cut, paragraphs scored into their
-// ancestors, the best ancestor and its worthy siblings kept, then cleaned of what scored
-// well but is not prose (link lists, forms, share bars). docs/article.md explains each step
-// and its numbers.
+// ancestors, the best ancestor and its worthy siblings kept, then cleaned (clean.cc) of what
+// scored well but is not prose (link lists, forms, share bars). docs/article.md explains
+// each step and its numbers.
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "article/internal.h"
+#include "article/extractor.h"
 
 namespace feeddiff::article_detail {
 
@@ -55,7 +55,7 @@ bool unlikely(std::string_view s) {
                        "header",       "legends",    "menu",    "related",     "remark", "replies",
                        "rss",          "shoutbox",   "sidebar", "skyscraper",  "social", "sponsor",
                        "supplemental", "ad-break",   "agegate", "pagination",  "pager",  "popup",
-                       "yom-remote",   "cookie",     "consent", "newsletter",  "modal",  "dialog"});
+                       "yom-remote",   "cookie",     "consent", "newsletter",  "dialog"});
 }
 // ... unless they also say this (a "main-header-content" is worth a look).
 bool maybe_candidate(std::string_view s) {
@@ -73,75 +73,11 @@ bool negative(std::string_view s) {
                           "outbrain", "promo",      "related", "scroll",   "share",   "shoutbox",
                           "sidebar",  "skyscraper", "sponsor", "shopping", "tags",    "widget"});
 }
-bool share_bar(std::string_view s) {
-  for (std::string_view word : {"share", "sharedaddy"}) {
-    std::size_t at = 0;
-    while ((at = s.find(word, at)) != std::string_view::npos) {
-      const auto boundary = [](char c) {
-        return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
-      };
-      const bool start = at == 0 || boundary(s[at - 1]) || s[at - 1] == '_';
-      const std::size_t e = at + word.size();
-      const bool end = e == s.size() || boundary(s[e]) || s[e] == '_';
-      if (start && end) return true;
-      at = e;
-    }
-  }
-  return false;
-}
-// The whole text of an ad's label or a loading placeholder, in the languages seen on pages.
-bool ad_or_loading_label(std::string_view text) {
-  const std::string t = lower(text);
-  std::string_view base = t;
-  for (std::string_view ellipsis : {"...", "\xE2\x80\xA6"})
-    if (base.ends_with(ellipsis)) base.remove_suffix(ellipsis.size());
-  for (std::string_view word :
-       {"ad", "ads", "advertising", "advertisement", "pub", "publicit\xC3\xA9", "werbung",
-        "\xE5\xB9\xBF\xE5\x91\x8A", "\xD0\xA0\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0",
-        "\xD1\x80\xD0\xB5\xD0\xBA\xD0\xBB\xD0\xB0\xD0\xBC\xD0\xB0", "anuncio", "loading",
-        "\xE6\xAD\xA3\xE5\x9C\xA8\xE5\x8A\xA0\xE8\xBD\xBD", "chargement", "cargando",
-        "\xD0\x97\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0",
-        "\xD0\xB7\xD0\xB0\xD0\xB3\xD1\x80\xD1\x83\xD0\xB7\xD0\xBA\xD0\xB0"})
-    if (base == word) return true;
-  return false;
-}
-
 bool byline_words(std::string_view s) {
   return contains_any(s, {"byline", "author", "dateline", "writtenby", "p-author"});
 }
 
-struct Flags {
-  bool strip_unlikely = true;
-  bool weight_classes = true;
-  bool clean_conditionally = true;
-};
-
-class Extractor {
- public:
-  Extractor(Tree& tree, Flags flags, std::string_view title)
-      : t_(tree), flags_(flags), title_(title) {}
-
-  std::vector<NodeId> run(std::string& byline);
-
- private:
-  bool visible(NodeId id) const;
-  bool phrasing(NodeId id) const;
-  bool has_block_child(NodeId id) const;
-  void wrap_phrasing_runs(NodeId div);
-  int class_weight(NodeId id) const;
-  void initialize(NodeId id);
-  double link_density(NodeId id) const;
-  std::vector<NodeId> pick(const std::vector<NodeId>& to_score);
-  bool data_table(NodeId id) const;
-  bool judge_table(NodeId id) const;
-  bool remove_conditionally(NodeId id, std::string_view tag) const;
-  void clean(const std::vector<NodeId>& roots);
-
-  Tree& t_;
-  Flags flags_;
-  std::string_view title_;
-  mutable std::vector<signed char> data_tables_;  // by node: -1 not judged yet, 0 or 1
-};
+}  // namespace
 
 bool Extractor::visible(NodeId id) const {
   const std::string style = lower(t_.attr(id, "style"));
@@ -179,9 +115,7 @@ bool Extractor::has_block_child(NodeId id) const {
     const NodeId e = stack.back();
     stack.pop_back();
     if (t_.nodes[e].removed || t_.nodes[e].is_text) continue;
-    if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "section",
-                  "article", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}))
-      return true;
+    if (t_.is(e, {"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"})) return true;
     const auto& children = t_.nodes[e].children;
     stack.insert(stack.end(), children.rbegin(), children.rend());
   }
@@ -224,6 +158,90 @@ void Extractor::wrap_phrasing_runs(NodeId div) {
   t_.nodes[div].children = std::move(children);
 }
 
+// The next child at or after from that is neither blank text nor gone (a script is gone:
+// it is cut before scoring); children.size() when none is.
+NodeId Extractor::next_significant(const std::vector<NodeId>& children, std::size_t from) const {
+  std::size_t i = from;
+  while (i < children.size()) {
+    const Node& c = t_.nodes[children[i]];
+    if (!c.removed && !(c.is_text && is_blank(c.text)) &&
+        !t_.is(children[i], {"script", "style", "noscript"}))
+      break;
+    ++i;
+  }
+  return static_cast<NodeId>(i);
+}
+
+// Text divided by two or more <br>s in a row is paragraphs: each run after such a chain
+// becomes a <p> of its own, so that it is scored as one (a page of one <div> and many
+// <br>s would otherwise be a single paragraph, worth little beside its neighbours).
+void Extractor::replace_brs() {
+  std::vector<NodeId> parents;
+  for (NodeId e : t_.elements_under(t_.body, true))
+    for (NodeId c : t_.nodes[e].children)
+      if (!t_.nodes[c].removed && t_.is(c, {"br"})) {
+        parents.push_back(e);
+        break;
+      }
+  for (NodeId parent : parents) {
+    const std::vector<NodeId> children = t_.nodes[parent].children;
+    std::vector<NodeId> out;
+    bool made = false;
+    const auto is_br = [&](std::size_t i) {
+      return i < children.size() && t_.is(children[i], {"br"});
+    };
+    std::size_t i = 0;
+    while (i < children.size()) {
+      if (!is_br(i) || t_.nodes[children[i]].removed) {
+        out.push_back(children[i++]);
+        continue;
+      }
+      // The chain: this <br> and each one after it with only blank text between.
+      std::size_t k = i + 1;
+      bool chain = false;
+      for (auto next = static_cast<std::size_t>(next_significant(children, k)); is_br(next);
+           next = static_cast<std::size_t>(next_significant(children, k))) {
+        chain = true;
+        t_.remove(children[next]);
+        k = next + 1;
+      }
+      if (!chain) {
+        out.push_back(children[i++]);
+        continue;
+      }
+      t_.remove(children[i]);
+      // The paragraph: what follows, up to the next chain or the next block.
+      const auto p = static_cast<NodeId>(t_.nodes.size());
+      Node node;
+      node.name = "p";
+      node.parent = parent;
+      t_.nodes.push_back(std::move(node));
+      std::vector<NodeId> inside;
+      for (; k < children.size(); ++k) {
+        const NodeId c = children[k];
+        if (t_.nodes[c].removed) continue;
+        if (is_br(k) && is_br(static_cast<std::size_t>(next_significant(children, k + 1)))) break;
+        if (!phrasing(c)) break;
+        inside.push_back(c);
+      }
+      while (!inside.empty() &&
+             (t_.is(inside.back(), {"br"}) ||
+              (t_.nodes[inside.back()].is_text && is_blank(t_.nodes[inside.back()].text)))) {
+        t_.remove(inside.back());
+        inside.pop_back();
+      }
+      for (NodeId c : inside) t_.nodes[c].parent = p;
+      t_.nodes[p].children = std::move(inside);
+      out.push_back(p);
+      made = true;
+      i = k;
+    }
+    t_.nodes[parent].children = std::move(out);
+    // A paragraph holds no paragraph: the one the <br>s were in is a division now.
+    if (made && t_.nodes[parent].name == "p") t_.nodes[parent].name = "div";
+  }
+}
+
 int Extractor::class_weight(NodeId id) const {
   if (!flags_.weight_classes) return 0;
   int weight = 0;
@@ -255,14 +273,16 @@ void Extractor::initialize(NodeId id) {
 double Extractor::link_density(NodeId id) const {
   const Node& n = t_.nodes[id];
   if (n.text_length == 0) return 0;
-  return static_cast<double>(n.link_length) / static_cast<double>(n.text_length);
+  return n.link_length / static_cast<double>(n.text_length);
 }
 
 std::vector<NodeId> Extractor::run(std::string& byline) {
+  // Forms and their controls stay until the article is picked: a whole page may sit in one
+  // <form> (ASP.NET pages do), and a form is judged like any container once picked.
   static constexpr std::string_view kAlwaysCut[] = {
-      "script",   "style", "noscript", "template", "link",  "meta",   "iframe",
-      "object",   "embed", "svg",      "canvas",   "input", "button", "select",
-      "textarea", "form",  "dialog",   "head",     "title"};
+      "script", "style", "noscript", "template", "link",   "meta", "iframe",
+      "object", "embed", "svg",      "canvas",   "dialog", "head", "title"};
+  replace_brs();
   std::vector<NodeId> to_score;
   bool title_header_removed = false;
   std::vector<NodeId> stack{t_.body};
@@ -280,16 +300,25 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
       bool always = false;
       for (std::string_view name : kAlwaysCut) always = always || n.name == name;
       if (always || (t_.attr(id, "role") == "dialog" && t_.attr(id, "aria-modal") == "true")) {
+        if (t_.is(id, {"iframe", "embed", "object"}) && video_player(id)) mark_video(id);
         cut();
         continue;
       }
       const std::string match = t_.class_and_id(id);
-      if (byline_words(match) || t_.attr(id, "rel") == "author" ||
-          contains(lower(t_.attr(id, "itemprop")), "author")) {
+      // The first byline element is the byline when the page's metadata names no author;
+      // any other stays in the body, as the reader sees it there.
+      if (byline.empty() && (byline_words(match) || t_.attr(id, "rel") == "author" ||
+                             contains(t_.attr(id, "itemprop"), "author"))) {
         t_.measure(id);
         const std::size_t length = t_.nodes[id].text_length;
         if (length > 0 && length < 100) {
-          if (byline.empty()) byline = t_.inner_text(id);
+          NodeId name = id;
+          for (NodeId e : t_.elements_under(id))
+            if (contains(t_.attr(e, "itemprop"), "name")) {
+              name = e;
+              break;
+            }
+          byline = t_.inner_text(name);
           cut();
           continue;
         }
@@ -301,14 +330,15 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
         continue;
       }
       if (flags_.strip_unlikely) {
-        if (unlikely(match) && !maybe_candidate(match) && !t_.has_ancestor(id, "table") &&
-            !t_.has_ancestor(id, "code") && n.name != "a") {
+        if (unlikely(match) && !maybe_candidate(match) &&
+            !t_.has_ancestor(id, "table", kNearAncestor) &&
+            !t_.has_ancestor(id, "code", kNearAncestor) && n.name != "a") {
           cut();
           continue;
         }
         const std::string_view role = t_.attr(id, "role");
         if (n.name == "nav" || role == "menu" || role == "menubar" || role == "complementary" ||
-            role == "navigation" || role == "alert" || role == "alertdialog") {
+            role == "navigation" || role == "alert" || role == "alertdialog" || role == "dialog") {
           cut();
           continue;
         }
@@ -347,7 +377,14 @@ std::vector<NodeId> Extractor::run(std::string& byline) {
             continue;
           }
         }
-        if (!has_block_child(id)) {
+        // Inline content alone reads as a paragraph, unless it is mostly links: then it
+        // stays a division around its paragraph, judged as furniture like other divisions.
+        bool paragraph = !has_block_child(id);
+        if (paragraph) {
+          t_.measure(id);
+          paragraph = link_density(id) < 0.25;
+        }
+        if (paragraph) {
           n.name = "p";
           to_score.push_back(id);
         } else {
@@ -367,7 +404,7 @@ std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
   for (NodeId id : to_score) {
     const Node& n = t_.nodes[id];
     if (n.removed || n.parent == kNone || n.text_length < kMinParagraph) continue;
-    double score = 1 + static_cast<double>(n.commas) +
+    double score = 2 + static_cast<double>(n.commas) +
                    static_cast<double>(std::min<std::size_t>(n.text_length / 100, 3));
     int level = 0;
     for (NodeId a = n.parent; a != kNone && level < kScoredAncestors; a = t_.nodes[a].parent) {
@@ -465,112 +502,6 @@ std::vector<NodeId> Extractor::pick(const std::vector<NodeId>& to_score) {
   clean(roots);
   return roots;
 }
-
-bool Extractor::data_table(NodeId id) const {
-  // Asked again for each element inside a table: answered once a table.
-  if (data_tables_.size() < t_.nodes.size()) data_tables_.resize(t_.nodes.size(), -1);
-  if (data_tables_[id] < 0) data_tables_[id] = judge_table(id) ? 1 : 0;
-  return data_tables_[id] == 1;
-}
-
-bool Extractor::judge_table(NodeId id) const {
-  if (t_.attr(id, "role") == "presentation" || t_.attr(id, "datatable") == "0") return false;
-  if (t_.has_attr(id, "summary")) return true;
-  std::size_t rows = 0;
-  std::size_t columns = 0;
-  for (NodeId e : t_.elements_under(id)) {
-    if (t_.is(e, {"table"})) return false;
-    if (t_.is(e, {"caption", "col", "colgroup", "tfoot", "thead", "th"})) return true;
-    if (t_.is(e, {"tr"})) {
-      ++rows;
-      columns = std::max(columns, t_.element_children(e).size());
-    }
-  }
-  return rows >= 10 || columns > 4 || rows * columns > 10;
-}
-
-// Whether a table, list or div inside the article is furniture rather than content.
-bool Extractor::remove_conditionally(NodeId id, std::string_view tag) const {
-  const Node& n = t_.nodes[id];
-  for (NodeId a = n.parent; a != kNone; a = t_.nodes[a].parent)
-    if (t_.is(a, {"code"}) || (t_.is(a, {"table"}) && data_table(a))) return false;
-  if (tag == "table" && data_table(id)) return false;
-  const int weight = class_weight(id);
-  if (weight < 0) return true;
-  if (n.commas >= 10) return false;
-  std::size_t p = 0, img = 0, li = 0, input = 0, list_text = 0, heading_text = 0, textish = 0;
-  for (NodeId e : t_.elements_under(id)) {
-    const Node& d = t_.nodes[e];
-    if (d.name == "p") ++p;
-    if (d.name == "img") ++img;
-    if (d.name == "li") ++li;
-    if (d.name == "input") ++input;
-    if (d.name == "table" && data_table(e)) return false;
-    if (d.name == "ul" || d.name == "ol") list_text += d.text_length;
-    if (t_.is(e, {"h1", "h2", "h3", "h4", "h5", "h6"})) heading_text += d.text_length;
-    if (t_.is(e, {"span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table",
-                  "ul"}))
-      textish += d.text_length;
-  }
-  const double length = static_cast<double>(n.text_length);
-  bool list = tag == "ul" || tag == "ol" || (length > 0 && list_text / length > 0.9);
-  const bool in_figure = t_.has_ancestor(id, "figure");
-  const double heading_density = length > 0 ? heading_text / length : 0;
-  const double text_density = length > 0 ? textish / length : 0;
-  const double links = link_density(id);
-  const double li_extra = static_cast<double>(li) - 100;
-  const bool remove =
-      (!in_figure && img > 1 && static_cast<double>(p) / static_cast<double>(img) < 0.5) ||
-      (!list && li_extra > static_cast<double>(p)) || (input > p / 3) ||
-      (!list && !in_figure && heading_density < 0.9 && length < 25 && (img == 0 || img > 2) &&
-       links > 0) ||
-      (!list && weight < 25 && links > 0.2) || (weight >= 25 && links > 0.5) ||
-      (img == 0 && text_density == 0);
-  if (list && remove) {
-    for (NodeId c : t_.element_children(id))
-      if (t_.element_children(c).size() > 1) return remove;
-    if (img == li) return false;
-  }
-  return remove;
-}
-
-void Extractor::clean(const std::vector<NodeId>& roots) {
-  for (NodeId root : roots) {
-    t_.measure(root);
-    for (NodeId e : t_.elements_under(root, true)) {
-      if (t_.nodes[e].removed) continue;
-      const Node& n = t_.nodes[e];
-      if (e != root && t_.is(e, {"footer", "aside", "fieldset"})) {
-        t_.remove(e);
-        continue;
-      }
-      if (e != root && n.text_length < 500 && share_bar(t_.class_and_id(e))) {
-        t_.remove(e);
-        continue;
-      }
-      if (t_.is(e, {"h1", "h2"}) && class_weight(e) < 0) {
-        t_.remove(e);
-        continue;
-      }
-      // "Advertisement", "Loading...": labels of what was cut or never loaded.
-      if (e != root && n.text_length > 0 && n.text_length <= 20 &&
-          ad_or_loading_label(t_.inner_text(e)))
-        t_.remove(e);
-    }
-    t_.measure(root);  // what was cut above no longer counts
-    if (flags_.clean_conditionally) {
-      // Innermost first, so that a container is judged on what is left inside it.
-      std::vector<NodeId> all = t_.elements_under(root, true);
-      for (auto it = all.rbegin(); it != all.rend(); ++it) {
-        const NodeId e = *it;
-        if (t_.nodes[e].removed || !t_.is(e, {"table", "ul", "div"})) continue;
-        if (remove_conditionally(e, t_.nodes[e].name)) t_.remove_measured(e);
-      }
-    }
-  }
-}
-
-}  // namespace
 
 std::vector<Block> find_article(const Tree& tree, std::string& byline, std::string_view title) {
   // Each attempt works on its own copy of the parsed page and is written out as blocks at

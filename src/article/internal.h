@@ -34,7 +34,7 @@ struct Node {
   std::vector<NodeId> children;
   // Filled by measure(): over the subtree, whitespace runs counted once.
   std::size_t text_length = 0;  ///< characters (UTF-8 code points) of text
-  std::size_t link_length = 0;  ///< of those, inside <a>
+  double link_length = 0;       ///< of those, inside <a> (an in-page link's weighs 0.3)
   std::size_t commas = 0;       ///< commas (ASCII and CJK) in the text
   // Filled by the scorer.
   bool scored = false;

@@ -159,11 +159,16 @@ void Tree::measure(NodeId id) {
         space = false;
         if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++node.text_length;
         if (c == ',') ++node.commas;
-        // U+FF0C fullwidth comma, U+3001 ideographic comma, U+060C Arabic comma
-        const std::string_view rest = node.text.substr(i);
-        if (rest.starts_with("\xEF\xBC\x8C") || rest.starts_with("\xE3\x80\x81") ||
-            rest.starts_with("\xD8\x8C"))
-          ++node.commas;
+        // The commas of other scripts Readability.js counts: U+060C Arabic, U+FE50 small,
+        // U+FE10 and U+FE11 vertical presentation forms, U+2E41 reversed, U+2E34 raised,
+        // U+2E32 turned, U+FF0C fullwidth.
+        if (static_cast<unsigned char>(c) >= 0xD8) {
+          const std::string_view rest = node.text.substr(i, 3);
+          for (std::string_view comma :
+               {"\xD8\x8C", "\xEF\xB9\x90", "\xEF\xB8\x90", "\xEF\xB8\x91", "\xE2\xB9\x81",
+                "\xE2\xB8\xB4", "\xE2\xB8\xB2", "\xEF\xBC\x8C"})
+            if (rest.starts_with(comma)) ++node.commas;
+        }
       }
       node.link_length = 0;
       continue;
@@ -173,7 +178,8 @@ void Tree::measure(NodeId id) {
       for (NodeId c : node.children) stack.push_back({c, false});
       continue;
     }
-    node.text_length = node.link_length = node.commas = 0;
+    node.text_length = node.commas = 0;
+    node.link_length = 0;
     for (NodeId c : node.children) {
       const Node& child = nodes[c];
       if (child.removed) continue;
@@ -181,7 +187,13 @@ void Tree::measure(NodeId id) {
       node.link_length += child.link_length;
       node.commas += child.commas;
     }
-    if (node.name == "a") node.link_length = node.text_length;
+    if (node.name == "a") {
+      // A link within the page (a footnote, a table of contents) is part of the text more
+      // than a way out of it: it counts for less.
+      const std::string_view href = attr(n, "href");
+      const bool in_page = href.size() > 1 && href[0] == '#';
+      node.link_length = static_cast<double>(node.text_length) * (in_page ? 0.3 : 1.0);
+    }
   }
 }
 
