@@ -25,6 +25,7 @@
 #include "store/git_handles.h"
 #include "store/pack_writer.h"
 #include "store/source_index.h"
+#include "store/source_index_touched.h"
 
 namespace feeddiff {
 
@@ -138,6 +139,14 @@ git_oid source_entry(const git_tree* tree, std::string_view name, std::string* d
   git_oid zero{};
   if (dir) *dir = source_dir(name, Layout::flat);
   if (!tree) return zero;
+  const git_tree_entry* raw = git_tree_entry_byname(tree, "raw");
+  if (!raw || git_tree_entry_type(raw) != GIT_OBJECT_TREE) return zero;
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, git_tree_owner(tree)) != 0) {
+    git_error_clear();
+    return zero;
+  }
+  git::OdbPtr odb_owned(odb);
   // raw/hh/NAME is a directory only in the fan-out layout (a flat source's directory holds
   // files only), and raw/NAME only in the flat one unless NAME is two hex digits, a bucket's
   // name: so fan-out first for such a name, flat first otherwise (no SHA-1 to compute, and
@@ -147,13 +156,12 @@ git_oid source_entry(const git_tree* tree, std::string_view name, std::string* d
   const Layout first = bucket_like ? Layout::fanout : Layout::flat;
   const Layout second = bucket_like ? Layout::flat : Layout::fanout;
   for (Layout layout : {first, second}) {
-    const std::string d = source_dir(name, layout);
-    git_tree_entry* entry = nullptr;
-    if (git_tree_entry_bypath(&entry, tree, d.substr(0, d.size() - 1).c_str()) != 0) continue;
-    git::TreeEntryPtr owned(entry);
-    if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) continue;
-    if (dir) *dir = d;
-    return *git_tree_entry_id(entry);
+    git_oid id = *git_tree_entry_id(raw);
+    if (layout == Layout::fanout) id = source_index::subtree_id(odb, id, fanout_bucket(name));
+    id = source_index::subtree_id(odb, id, name);
+    if (git_oid_is_zero(&id) == 1) continue;
+    if (dir) *dir = source_dir(name, layout);
+    return id;
   }
   return zero;
 }

@@ -295,6 +295,26 @@ std::size_t common_suffix(std::string_view a, std::string_view b, std::size_t li
 
 }  // namespace
 
+git_oid subtree_id(git_odb* odb, const git_oid& tree_id, std::string_view name) {
+  git_oid found{};
+  if (git_oid_is_zero(&tree_id) == 1) return found;
+  git_odb_object* o = nullptr;
+  if (git_odb_read(&o, odb, &tree_id) != 0) {
+    git_error_clear();
+    return found;
+  }
+  const git::OdbObjectPtr object(o);
+  if (!object || git_odb_object_type(object.get()) != GIT_OBJECT_TREE) return found;
+  RawTreeCursor cursor({static_cast<const char*>(git_odb_object_data(object.get())),
+                        git_odb_object_size(object.get())});
+  for (RawEntry e; cursor.next(e);) {
+    if (e.name != name) continue;
+    if (e.tree) git_oid_fromraw(&found, e.id);
+    break;
+  }
+  return found;
+}
+
 // A tree object's bytes, held while they are compared, with where each entry starts; empty
 // when there is no tree. A tree that follows another along the chain is indexed from it:
 // its entries before the first differing byte and after the last are the other's, so only
