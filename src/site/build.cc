@@ -303,7 +303,7 @@ Result<SiteReport> SiteBuild::run() {
   reuse_pages_ = state_.key == key_;
   if (rebuild_) start_over();
   urls_ = configured_urls(archive_);
-  auto search = SiteSearch::open(top_, work, options_.search_segment, rebuild_);
+  auto search = SiteSearch::open(top_, work, options_.search_segment, rebuild_, writes_);
   if (!search) return search.error();
   search_.emplace(std::move(*search));
   if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
@@ -319,7 +319,7 @@ Result<SiteReport> SiteBuild::run() {
   std::vector<SiteSource> listed;
   if (auto ok = write_sources(listed, feed_id, base); !ok) return ok.error();
   if (auto ok = write_front(listed, feed_id, base); !ok) return ok.error();
-  if (auto ok = search_->write(writes_); !ok) return ok.error();
+  if (auto ok = search_->write(); !ok) return ok.error();
   // Last: a run that stops before this leaves the old tip, and the next one redoes its work.
   // The pages were written without an fsync each; one flush of the file system puts them on
   // disk before the state that says they are there.

@@ -118,12 +118,12 @@ SiteSearch::Version SiteSearch::parse(const Blob& body) {
 }
 
 Result<SiteSearch> SiteSearch::open(const fs::path& top, const fs::path& work,
-                                    std::size_t segment_docs, bool fresh) {
+                                    std::size_t segment_docs, bool fresh, Writes& writes) {
   auto index = SearchIndex::open(top, segment_docs, fresh);
   if (!index) return index.error();
   auto spool = RowSpool::create((work / "search").string());
   if (!spool) return spool.error();
-  return SiteSearch(top, std::move(*index), std::move(*spool));
+  return SiteSearch(top, std::move(*index), std::move(*spool), writes);
 }
 
 void SiteSearch::collect(const LoadedChange& change, const std::string& observed) {
@@ -221,13 +221,13 @@ Status SiteSearch::index(std::uint64_t at) {
 }
 
 Status SiteSearch::index_last() {
-  return index_.add(std::exchange(last_, {}));
+  return index_.add(std::exchange(last_, {}), *writes_);
 }
 
-Status SiteSearch::write(Writes& writes) {
-  if (auto ok = index_.write(writes); !ok) return ok;
-  if (auto ok = write_if_changed(top_ / "search.js", kSearchScript, writes); !ok) return ok;
-  return write_if_changed(top_ / "search.html", render_search_page(), writes);
+Status SiteSearch::write() {
+  if (auto ok = index_.write(*writes_); !ok) return ok;
+  if (auto ok = write_if_changed(top_ / "search.js", kSearchScript, *writes_); !ok) return ok;
+  return write_if_changed(top_ / "search.html", render_search_page(), *writes_);
 }
 
 }  // namespace feeddiff::site

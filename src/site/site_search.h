@@ -46,10 +46,11 @@ class SiteSearch {
   static bool current(const std::filesystem::path& top, const std::string& tip) {
     return SearchIndex::current(top, tip);
   }
-  /// The index of the site at top (a new one when fresh), with its spool in work.
+  /// The index of the site at top (a new one when fresh), with its spool in work; the
+  /// files it writes are counted in writes.
   static Result<SiteSearch> open(const std::filesystem::path& top,
                                  const std::filesystem::path& work, std::size_t segment_docs,
-                                 bool fresh);
+                                 bool fresh, Writes& writes);
 
   /// Counts the documents of a loaded change, kept until the next call.
   void collect(const LoadedChange& change, const std::string& observed);
@@ -62,7 +63,7 @@ class SiteSearch {
   /// The documents collected last to the index.
   Status index_last();
   /// Writes the index's tail and manifest, search.html and search.js.
-  Status write(Writes& writes);
+  Status write();
   /// Records what the index holds, then drops what it no longer lists.
   Status save(const std::string& tip) { return index_.save(tip); }
   void remove_dropped() { index_.remove_dropped(); }
@@ -76,13 +77,17 @@ class SiteSearch {
     std::map<std::size_t, std::vector<std::string>> words;
     const std::vector<std::string>& item_words(std::size_t index);
   };
-  SiteSearch(std::filesystem::path top, SearchIndex index, RowSpool spool)
-      : top_(std::move(top)), index_(std::move(index)), spool_(std::move(spool)) {}
+  SiteSearch(std::filesystem::path top, SearchIndex index, RowSpool spool, Writes& writes)
+      : top_(std::move(top)),
+        index_(std::move(index)),
+        spool_(std::move(spool)),
+        writes_(&writes) {}
   static Version parse(const Blob& body);
 
   std::filesystem::path top_;
   SearchIndex index_;
   RowSpool spool_;
+  Writes* writes_;
   std::vector<SearchDoc> last_;
   Version previous_;  // the newest version parsed: the next change's old one, usually
 };

@@ -115,7 +115,7 @@ Status SearchIndex::mark_dirty() {
   return Ok{};
 }
 
-Status SearchIndex::add(std::vector<SearchDoc> docs) {
+Status SearchIndex::add(std::vector<SearchDoc> docs, Writes& writes) {
   if (docs.empty()) return Ok{};
   if (auto ok = mark_dirty(); !ok) return ok;
   if (segments_.empty() || segments_.back().sealed) segments_.push_back(Segment{.number = next_++});
@@ -130,10 +130,7 @@ Status SearchIndex::add(std::vector<SearchDoc> docs) {
     new_docs_.push_back(std::move(doc));
     ++added_;
   }
-  if (segments_.back().docs + new_docs_.size() >= segment_docs_) {
-    Writes not_counted;
-    return seal(not_counted);
-  }
+  if (segments_.back().docs + new_docs_.size() >= segment_docs_) return seal(writes);
   return Ok{};
 }
 

@@ -46,8 +46,9 @@ class SearchIndex {
   static Result<SearchIndex> open(const std::filesystem::path& top, std::size_t segment_docs,
                                   bool fresh);
 
-  /// Appends a change's documents (in the history's order).
-  Status add(std::vector<SearchDoc> docs);
+  /// Appends a change's documents (in the history's order); a tail that fills up is written
+  /// and sealed (and merged) at once.
+  Status add(std::vector<SearchDoc> docs, Writes& writes);
   /// Writes the tail and the manifest (the segments sealed and merged were written as the
   /// run went).
   Status write(Writes& writes);
