@@ -117,7 +117,7 @@ const char* const kSearchScript = R"js('use strict';
     if (words.length === 0) return say('Type the words to search for.');
     const short = words.find((w) => w.prefix && w.length < 2);
     if (short) return say('A prefix needs two characters at least: ' + short.term + '*');
-    say('Searching…');
+    say('Searching...');
     const manifest = await getJson('search/manifest.json');
     if (!manifest) return say('This site has no search index yet: run feeddiff site again.');
     if (manifest.format !== 1 || !Array.isArray(manifest.segments))
