@@ -276,8 +276,10 @@ Status SearchIndex::save(const std::string& tip) {
   for (const Segment& s : segments_)
     text += fmt::format("segment {} {} {} {}\n", s.number, s.level, s.docs, s.sealed ? 1 : 0);
   if (auto ok = make_dirs(top_ / kStateDir); !ok) return ok;
-  if (auto ok = write_file_atomic((top_ / kStateDir / kSearchStateName).string(), text); !ok)
-    return ok;
+  const std::string path = (top_ / kStateDir / kSearchStateName).string();
+  // A run with nothing new leaves every file of the site as it was, this one included.
+  if (auto old = read_file(path); !old || *old != text)
+    if (auto ok = write_file_atomic(path, text); !ok) return ok;
   std::error_code ec;
   fs::remove(top_ / kStateDir / kSearchDirtyName, ec);
   dirty_ = false;
