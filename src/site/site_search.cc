@@ -205,6 +205,8 @@ Status SiteSearch::index(std::uint64_t at) {
   auto line = spool_.get(at);
   if (!line) return line.error();
   const json docs = json::parse(*line, nullptr, false);
+  if (docs.is_discarded())
+    return Error{Errc::io, fmt::format("a row of the search spool at {} does not read back", at)};
   last_.clear();
   for (std::size_t i = 0; docs.is_array() && i < docs.size(); ++i) {
     const json& row = docs[i];

@@ -258,3 +258,28 @@ TEST_CASE("every site page but search.html allows no script, and the index links
   CHECK(read_file(options.dir + "/sources/blog.html")->find("href=\"../search.html\"") !=
         std::string::npos);
 }
+
+TEST_CASE("search tokens drop runs over 64 bytes and an item counts 2,000 distinct words",
+          "[site]") {
+  RecordedArchive recorded("site-search-tokens", {"blog"});
+  std::string many;
+  for (int n = 0; n < 2500; ++n) many += "w" + std::to_string(10000 + n) + " ";
+  const std::string longest(64, 'x'), too_long(65, 'y');
+  recorded.record("blog", search_rss({{"t", "Tokens", longest + " " + too_long + " MiXeD-case_2x"},
+                                      {"m", "Many", many}}));
+  SiteOptions options;
+  options.dir = make_temp_dir("site-search-tokens-out") + "/public";
+  REQUIRE(build_site(recorded.open(), options));
+  const auto all = read_index(options.dir);
+  CHECK(postings_of(all, longest).size() == 1);
+  CHECK(postings_of(all, too_long).empty());
+  CHECK(postings_of(all, "mixed").size() == 1);
+  CHECK(postings_of(all, "case").size() == 1);
+  CHECK(postings_of(all, "2x").size() == 1);
+  std::size_t words_of_many = 0;
+  for (const auto& p : all) words_of_many += p.doc.title == "Many" ? 1 : 0;
+  // Its title's word and the first 1,999 of the description, in text order.
+  CHECK(words_of_many == 2000);
+  CHECK(postings_of(all, "w11998").size() == 1);
+  CHECK(postings_of(all, "w11999").empty());
+}
