@@ -245,6 +245,15 @@ struct SiteHistoryPage {
 /// recent changes and links to the archive's history pages (history/1.html up).
 std::string render_site_index(const std::vector<SiteSource>& sources,
                               const std::vector<SiteChange>& recent, std::size_t history_pages = 0);
+/// The Content-Security-Policy of the site's search page: its own script file and fetches
+/// of the site's files, nothing else (every other page allows no script at all).
+inline constexpr const char* kSearchPageCsp =
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+    "base-uri 'none'; form-action 'self'";
+/// The site's search page (search.html): a GET form (q) and, until search.js runs, what
+/// search needs (script, http(s)) and `feeddiff search`; what a query matches. Static: the
+/// same bytes for every site.
+std::string render_search_page();
 /// One page of a history; it links to the older page, never to a newer one (so it is
 /// written once it is full), and to the list's front page (the index or the source's page).
 std::string render_history_page(const SiteHistoryPage& page);

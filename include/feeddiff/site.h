@@ -29,6 +29,9 @@ struct SiteOptions {
   /// Mementos a sealed page of a source's TimeMap holds (RFC 7089 paged TimeMaps:
   /// sources/NAME/timemap-N.link). Tests make it small.
   std::size_t timemap_page = 1000;
+  /// Documents (an item in a change) after which the search index's newest segment is
+  /// sealed, never to be written again (DIR/search/). Tests make it small.
+  std::size_t search_segment = 5000;
 };
 
 /// What a build did: the counts `feeddiff site` prints.
@@ -44,6 +47,7 @@ struct SiteReport {
   std::size_t refused = 0;    ///< raw artifacts not published: names feeddiff never writes
   std::size_t sealed = 0;     ///< complete-history archive pages sealed by this run
   std::size_t mementos = 0;   ///< mementos added to the sources' TimeMaps by this run
+  std::size_t indexed = 0;    ///< documents (an item in a change) added to the search index
   std::string first_refused;  ///< the first of them, "PATH in commit ID"
   std::string state_dir;      ///< DIR/.feeddiff-site, where the lists are kept
   std::string index;          ///< DIR/index.html

@@ -21,6 +21,11 @@ std::string escape_markup(std::string_view text) {
 
 namespace {
 
+// Inline CSS and nothing else: no script, no image, no font, no fetch.
+constexpr std::string_view kPageCsp =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
+    "base-uri 'none'; form-action 'none'";
+
 // One stylesheet for every page. Narrow screens get a stacked field list and wrapped diff
 // lines; wide ones a two-column field list. Colours follow the reader's light or dark theme.
 constexpr std::string_view kCss = R"css(
@@ -93,7 +98,7 @@ dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.4rem}
 
 std::string head(std::string_view title, std::string_view atom_href,
                  const std::vector<std::pair<std::string, std::string>>& more_atom,
-                 const std::vector<HeadLink>& more) {
+                 const std::vector<HeadLink>& more, std::string_view csp) {
   std::string alternate;
   if (const auto href = safe_href(atom_href))
     alternate = fmt::format(
@@ -111,14 +116,12 @@ std::string head(std::string_view title, std::string_view atom_href,
           l.type.empty() ? std::string() : fmt::format(" type=\"{}\"", escape_html(l.type)), *href);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-      "style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; base-uri 'none'; "
-      "form-action 'none'\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<meta name=\"referrer\" content=\"no-referrer\">\n"
       "<meta name=\"generator\" content=\"feeddiff\">\n"
       "{}<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n",
-      alternate, escape_html(title), kCss);
+      csp.empty() ? kPageCsp : csp, alternate, escape_html(title), kCss);
 }
 
 std::string tail() {

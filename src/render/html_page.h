@@ -20,9 +20,11 @@ struct HeadLink {
 /// `<!DOCTYPE html>` up to and including `<body>`: the title is escaped here. atom_href, when
 /// safe and not empty, is announced as the page's Atom feed (link rel="alternate").
 /// more_atom: further Atom feeds the page announces, each (title, href); more: other links.
+/// csp, when not empty, replaces the Content-Security-Policy that allows no script (the
+/// site's search page alone runs its own script file).
 std::string head(std::string_view title, std::string_view atom_href = {},
                  const std::vector<std::pair<std::string, std::string>>& more_atom = {},
-                 const std::vector<HeadLink>& more = {});
+                 const std::vector<HeadLink>& more = {}, std::string_view csp = {});
 
 /// `</body></html>` and the final line end.
 std::string tail();

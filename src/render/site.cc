@@ -52,10 +52,11 @@ std::string render_site_index(const std::vector<SiteSource>& sources,
   for (const auto& s : sources) total += total_of(s);
   std::string out = html::head("feeddiff archive");
   out += "<header>\n<p class=\"kicker\">feeddiff archive</p>\n<h1>Sources</h1>\n";
-  out += fmt::format("<p class=\"id\">{} source{} · {} change{} · {}</p>\n</header>\n",
+  out += fmt::format("<p class=\"id\">{} source{} · {} change{} · {} · {}</p>\n</header>\n",
                      with_thousands(sources.size()), sources.size() == 1 ? "" : "s",
                      with_thousands(total), total == 1 ? "" : "s",
-                     html::link("feed.atom", "Atom feed of the changes"));
+                     html::link("feed.atom", "Atom feed of the changes"),
+                     html::link("search.html", "Search"));
   out +=
       "<div class=\"scroll\"><table>\n<thead><tr><th>Source</th><th>Last change (UTC)</th>"
       "<th class=\"num\">Changes</th><th>Status</th></tr></thead>\n<tbody>\n";
@@ -103,8 +104,9 @@ std::string render_source_page(const SiteSource& s) {
   out += fmt::format("<h1>{}</h1>\n", escape_html(s.name));
   if (!s.url.empty())
     out += fmt::format("<p class=\"path\"><code>{}</code></p>\n", html::link(s.url, s.url));
-  out += fmt::format("<p class=\"id\">{}</p>\n",
-                     html::link(feed, "Atom feed of this source's changes"));
+  out += fmt::format("<p class=\"id\">{} · {}</p>\n",
+                     html::link(feed, "Atom feed of this source's changes"),
+                     html::link("../search.html", "Search the archive"));
   if (!s.history_dir.empty())
     out += fmt::format(
         "<p class=\"id\">Every item feeddiff recorded, each in its newest version: {} · {} "

@@ -32,6 +32,7 @@
 #include "site/site_history.h"
 #include "site/site_items.h"
 #include "site/site_memento.h"
+#include "site/site_search.h"
 #include "site/site_work.h"
 
 namespace feeddiff {
@@ -47,7 +48,8 @@ namespace {
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
                                  SourceVersions* versions,
-                                 const std::map<std::string, std::string>& urls) {
+                                 const std::map<std::string, std::string>& urls,
+                                 SiteSearch& search) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   if (auto commit = archive.resolve(id);
@@ -65,6 +67,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   out.removed = view.diff.removed;
   out.items = site_items_label(commit, view.items);  // marked with its class (minor, not a feed)
   out.href = "changes/" + commit.id + ".html";
+  search.collect(**loaded, out.observed_at);  // its documents, for the caller to place
 
   const std::optional<std::string> raw_name = raw_copy_name(view.path);
   HtmlLinks links;
@@ -225,31 +228,6 @@ class Histories {
   std::set<std::pair<std::string, std::size_t>> pending_;  // spilled, HTML not yet written
 };
 
-// Reads the rows a previous build listed, oldest first, one page file at a time: a rebuild
-// re-uses the change pages of the commits at the start of both histories.
-class OldRows {
- public:
-  OldRows(fs::path dir, Writes& writes) : dir_(std::move(dir)), writes_(writes) {}
-
-  // The next row, or nullopt at the end.
-  std::optional<SiteChange> next() {
-    while (at_ >= rows_.size()) {
-      const fs::path file = dir_ / fmt::format("{}.tsv", ++page_);
-      if (!fs::exists(file)) return std::nullopt;
-      rows_ = load_rows(file, writes_);
-      at_ = 0;
-    }
-    return rows_[at_++];
-  }
-
- private:
-  fs::path dir_;
-  Writes& writes_;
-  std::size_t page_ = 0;
-  std::vector<SiteChange> rows_;
-  std::size_t at_ = 0;
-};
-
 // Per commit of a round: rendered in order, not from the row spool.
 constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
 
@@ -269,7 +247,8 @@ class SiteBuild {
   Status render_round(const std::vector<Oid>& ids, RowSpool& rows, OldRows& old_rows, bool& reusing,
                       const fs::path& work);
   Status list_round(const std::vector<Oid>& ids, RowSpool& rows,
-                    const std::vector<std::uint64_t>& at, const fs::path& work);
+                    const std::vector<std::uint64_t>& at, const std::vector<std::uint64_t>& found,
+                    const fs::path& work);
   Status remove_stale(CommitSpool& fresh);
   Status write_sources(std::vector<SiteSource>& listed, const std::string& feed_id,
                        const std::string& base);
@@ -296,6 +275,7 @@ class SiteBuild {
   std::set<std::string> backfilled_;
   // Each configured source's feed URL, redacted: the change pages' rel="original".
   std::map<std::string, std::string> urls_;
+  std::optional<SiteSearch> search_;  // the search index (site_search.h)
 };
 
 Result<SiteReport> SiteBuild::run() {
@@ -307,7 +287,8 @@ Result<SiteReport> SiteBuild::run() {
                      version(), options_.max_lines, options_.max_line_chars,
                      one_cell(archive_.origin_url().value_or("")), kSitePageSize);
   state_ = SiteState::load(state_path);
-  rebuild_ = state_.key != key_;
+  // An index that does not cover the tip (none yet, a run cut short) is rebuilt with the lists.
+  rebuild_ = state_.key != key_ || !SiteSearch::current(top_, state_.tip);
 
   // The commits that recorded a change since the tip rendered last (all of them when the tip
   // is no longer on the branch), to a file: newest first as walked, read back oldest first.
@@ -322,6 +303,9 @@ Result<SiteReport> SiteBuild::run() {
   reuse_pages_ = state_.key == key_;
   if (rebuild_) start_over();
   urls_ = configured_urls(archive_);
+  auto search = SiteSearch::open(top_, work, options_.search_segment, rebuild_, writes_);
+  if (!search) return search.error();
+  search_.emplace(std::move(*search));
   if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
   state_.tip = head_;
   if (rebuild_)
@@ -335,12 +319,15 @@ Result<SiteReport> SiteBuild::run() {
   std::vector<SiteSource> listed;
   if (auto ok = write_sources(listed, feed_id, base); !ok) return ok.error();
   if (auto ok = write_front(listed, feed_id, base); !ok) return ok.error();
+  if (auto ok = search_->write(); !ok) return ok.error();
   // Last: a run that stops before this leaves the old tip, and the next one redoes its work.
   // The pages were written without an fsync each; one flush of the file system puts them on
   // disk before the state that says they are there.
   if (auto ok = sync_filesystem(top_.string()); !ok) return ok.error();
+  if (auto ok = search_->save(head_); !ok) return ok.error();
   if (auto old = read_file(state_path.string()); !old || *old != state_.text())
     if (auto ok = write_file_atomic(state_path.string(), state_.text()); !ok) return ok.error();
+  search_->remove_dropped();
   return report(listed.size());
 }
 
@@ -412,7 +399,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
                                bool& reusing, const fs::path& work) {
   if (auto ok = rows.clear(); !ok) return ok.error();
   // Per commit of the round: where its row is in the spool, or that it is rendered below.
-  std::vector<std::uint64_t> at(ids.size(), kInOrder);
+  std::vector<std::uint64_t> at(ids.size(), kInOrder), found(ids.size(), kInOrder);
   std::map<std::string, std::vector<std::uint32_t>> by_source;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string id = to_hex(ids[i]);
@@ -422,6 +409,8 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
         auto put = rows.put(row_line(*old));
         if (!put) return put.error();
         at[i] = *put;
+        // Its page stays; its documents are read with its source's (the index is rebuilt).
+        if (check_source_name(old->source)) by_source[old->source].push_back(i);
         continue;
       }
       reusing = false;
@@ -436,28 +425,39 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
   for (const auto& [source, positions] : by_source) {
     auto versions = SourceVersions::load(archive_, source);
     for (const std::uint32_t i : positions) {
-      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
-                                    versions ? &*versions : nullptr, urls_);
-      if (!rendered) return rendered.error();
-      if (rendered->id.empty()) continue;
-      auto put = rows.put(row_line(*rendered));
-      if (!put) return put.error();
-      at[i] = *put;
+      if (at[i] != kInOrder) {
+        if (auto ok =
+                search_->collect_commit(archive_, to_hex(ids[i]), versions ? &*versions : nullptr);
+            !ok)
+          return ok;
+      } else {
+        auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
+                                      versions ? &*versions : nullptr, urls_, *search_);
+        if (!rendered) return rendered.error();
+        if (rendered->id.empty()) continue;
+        auto put = rows.put(row_line(*rendered));
+        if (!put) return put.error();
+        at[i] = *put;
+      }
+      auto spooled = search_->spool();
+      if (!spooled) return spooled.error();
+      found[i] = *spooled;
     }
     // What this round learnt is where the next round's reading starts.
     if (versions) versions->save();
   }
-  return list_round(ids, rows, at, work);
+  return list_round(ids, rows, at, found, work);
 }
 
 // Appends a round's changes to the lists, in the history's order.
 Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
-                             const std::vector<std::uint64_t>& at, const fs::path& work) {
+                             const std::vector<std::uint64_t>& at,
+                             const std::vector<std::uint64_t>& found, const fs::path& work) {
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::optional<SiteChange> change;
     if (at[i] == kInOrder) {
-      auto rendered =
-          render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr, urls_);
+      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr,
+                                    urls_, *search_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);
@@ -467,7 +467,12 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
       change = parse_row(*line);
       if (!change)
         return Error{Errc::io, fmt::format("a row in {} does not read back", work.string())};
+      // A re-used page of a source name no file may have: its documents read here.
+      if (found[i] == kInOrder)
+        if (auto ok = search_->collect_commit(archive_, change->id, nullptr); !ok) return ok;
     }
+    auto indexed = found[i] == kInOrder ? search_->index_last() : search_->index(found[i]);
+    if (!indexed) return indexed;
     if (auto ok = histories_.append("", state_.changes++, *change); !ok) return ok.error();
     SourceRow& source = state_.sources[change->source];
     if (check_source_name(change->source)) {
@@ -669,6 +674,7 @@ SiteReport SiteBuild::report(std::size_t sources) const {
   out.first_refused = writes_.first_refused;
   out.sealed = writes_.sealed;
   out.mementos = writes_.mementos;
+  out.indexed = search_ ? search_->added() : 0;
   out.state_dir = (top_ / kStateDir).string();
   out.index = (top_ / "index.html").string();
   return out;

@@ -145,6 +145,16 @@ Status make_dirs(const fs::path& dir) {
 }
 
 // Writes the file unless it already holds exactly these bytes.
+std::optional<SiteChange> OldRows::next() {
+  while (at_ >= rows_.size()) {
+    const fs::path file = dir_ / fmt::format("{}.tsv", ++page_);
+    if (!fs::exists(file)) return std::nullopt;
+    rows_ = load_rows(file, writes_);
+    at_ = 0;
+  }
+  return rows_[at_++];
+}
+
 Status write_if_changed(const fs::path& path, std::string_view content, Writes& writes) {
   if (auto old = read_file(path.string()); old && *old == content) {
     ++writes.unchanged;

@@ -68,6 +68,23 @@ std::optional<SiteChange> parse_row(const std::string& line);
 /// The rows of a file of rows, oldest first; malformed rows are counted and skipped.
 std::vector<SiteChange> load_rows(const std::filesystem::path& path, Writes& writes);
 
+/// Reads the rows a previous build listed, oldest first, one page file at a time: a rebuild
+/// re-uses the change pages of the commits at the start of both histories.
+class OldRows {
+ public:
+  OldRows(std::filesystem::path dir, Writes& writes) : dir_(std::move(dir)), writes_(writes) {}
+
+  /// The next row, or nullopt at the end.
+  std::optional<SiteChange> next();
+
+ private:
+  std::filesystem::path dir_;
+  Writes& writes_;
+  std::size_t page_ = 0;
+  std::vector<SiteChange> rows_;
+  std::size_t at_ = 0;
+};
+
 // One source as the state remembers it.
 struct SourceRow {
   std::size_t count = 0;  // changes recorded

@@ -1,0 +1,296 @@
+#include "site/site_search_index.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "feeddiff/core.h"
+
+namespace feeddiff::site {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kSearchStateName = "search-state";
+// Written before a run first touches a segment's files, removed once the state records what
+// they hold: a run cut short in between left files the state does not describe.
+constexpr const char* kSearchDirtyName = "search-dirty";
+constexpr const char* kSearchStateHead = "feeddiff-site-search 1";
+
+std::string dump(const json& value) {
+  // Feed text that is not UTF-8 becomes U+FFFD rather than an exception.
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<json> read_json(const fs::path& path) {
+  auto text = read_file(path.string());
+  if (!text) return text.error();
+  json value = json::parse(*text, nullptr, false);
+  if (value.is_discarded())
+    return Error{Errc::io, fmt::format("{} is not JSON: remove {} and run `feeddiff site` again "
+                                       "to rebuild the search index",
+                                       path.string(), path.parent_path().parent_path().string())};
+  return value;
+}
+
+// The segment numbers of the seg-N directories under dir.
+std::vector<std::size_t> segments_on_disk(const fs::path& dir) {
+  std::vector<std::size_t> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with("seg-") || name.size() > 24) continue;
+    std::size_t number = 0;
+    bool digits = name.size() > 4;
+    for (char c : name.substr(4)) {
+      if (c < '0' || c > '9') digits = false;
+      number = number * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (digits) out.push_back(number);
+  }
+  return out;
+}
+
+json doc_row(const SearchDoc& doc) {
+  return json::array({doc.change, doc.source, doc.title, doc.key, doc.observed});
+}
+
+}  // namespace
+
+std::string search_shard(std::string_view term) {
+  return hex_encode(term.substr(0, std::min<std::size_t>(term.size(), 2)));
+}
+
+bool SearchIndex::current(const fs::path& top, const std::string& tip) {
+  std::error_code ec;
+  if (tip.empty() || fs::exists(top / kStateDir / kSearchDirtyName, ec) ||
+      !fs::exists(top / "search" / "manifest.json", ec))
+    return false;
+  auto text = read_file((top / kStateDir / kSearchStateName).string());
+  return text && text->starts_with(std::string(kSearchStateHead) + "\ntip " + tip + "\n");
+}
+
+Result<SearchIndex> SearchIndex::open(const fs::path& top, std::size_t segment_docs, bool fresh) {
+  SearchIndex index(top, std::max<std::size_t>(segment_docs, 1));
+  for (std::size_t number : segments_on_disk(top / "search"))
+    index.next_ = std::max(index.next_, number + 1);
+  if (fresh) return index;
+  auto text = read_file((top / kStateDir / kSearchStateName).string());
+  if (!text) return index;
+  std::istringstream lines(*text);
+  std::string word;
+  while (lines >> word) {
+    if (word == "next") {
+      std::size_t next = 0;
+      lines >> next;
+      index.next_ = std::max(index.next_, next);
+    } else if (word == "segment") {
+      Segment s;
+      int sealed = 0;
+      lines >> s.number >> s.level >> s.docs >> sealed;
+      s.sealed = sealed != 0;
+      if (lines) index.segments_.push_back(s);
+    } else {
+      std::getline(lines, word);  // the head, the tip
+    }
+  }
+  return index;
+}
+
+fs::path SearchIndex::dir(std::size_t number) const {
+  return top_ / "search" / fmt::format("seg-{}", number);
+}
+
+Status SearchIndex::mark_dirty() {
+  if (dirty_) return Ok{};
+  if (auto ok = make_dirs(top_ / kStateDir); !ok) return ok;
+  if (auto ok = write_file_atomic((top_ / kStateDir / kSearchDirtyName).string(), ""); !ok)
+    return ok;
+  dirty_ = true;
+  return Ok{};
+}
+
+Status SearchIndex::add(std::vector<SearchDoc> docs, Writes& writes) {
+  if (docs.empty()) return Ok{};
+  if (auto ok = mark_dirty(); !ok) return ok;
+  if (segments_.empty() || segments_.back().sealed) segments_.push_back(Segment{.number = next_++});
+  for (SearchDoc& doc : docs) {
+    const auto local = static_cast<std::uint32_t>(segments_.back().docs + new_docs_.size());
+    for (const std::string& word : doc.appeared)
+      new_postings_[search_shard(word)][word].push_back(local * 2);
+    for (const std::string& word : doc.gone)
+      new_postings_[search_shard(word)][word].push_back(local * 2 + 1);
+    doc.appeared = {};
+    doc.gone = {};
+    new_docs_.push_back(std::move(doc));
+    ++added_;
+  }
+  if (segments_.back().docs + new_docs_.size() >= segment_docs_) return seal(writes);
+  return Ok{};
+}
+
+// The tail's files take this run's documents and postings: each shard a new posting lands in
+// is read (what it held up to the state's count of documents) and written again.
+Status SearchIndex::flush_tail(Writes& writes) {
+  if (new_docs_.empty()) return Ok{};
+  Segment& tail = segments_.back();
+  const fs::path at = dir(tail.number);
+  const std::size_t old = tail.docs, total = old + new_docs_.size();
+  for (auto& [shard, terms] : new_postings_) {
+    const fs::path path = at / "t" / (shard + ".json");
+    json object = json::object();
+    std::error_code ec;
+    if (old > 0 && fs::exists(path, ec)) {
+      auto read = read_json(path);
+      if (!read) return read.error();
+      if (read->is_object()) object = std::move(*read);
+    }
+    for (auto& [term, postings] : terms) {
+      json& list = object[term];
+      if (!list.is_array()) list = json::array();
+      for (std::uint32_t p : postings) list.push_back(p);
+    }
+    if (auto ok = write_if_changed(path, dump(object), writes); !ok) return ok;
+  }
+  for (std::size_t k = old / kSearchShardDocs; k * kSearchShardDocs < total; ++k) {
+    const fs::path path = at / "d" / fmt::format("{}.json", k);
+    json rows = json::array();
+    if (k * kSearchShardDocs < old) {
+      auto read = read_json(path);
+      if (!read) return read.error();
+      for (std::size_t i = 0;
+           read->is_array() && i < read->size() && k * kSearchShardDocs + i < old; ++i)
+        rows.push_back((*read)[i]);
+    }
+    for (std::size_t n = std::max(old, k * kSearchShardDocs);
+         n < std::min(total, (k + 1) * kSearchShardDocs); ++n)
+      rows.push_back(doc_row(new_docs_[n - old]));
+    if (auto ok = write_if_changed(path, dump(rows), writes); !ok) return ok;
+  }
+  tail.docs = total;
+  new_docs_.clear();
+  new_postings_.clear();
+  return Ok{};
+}
+
+Status SearchIndex::seal(Writes& writes) {
+  if (auto ok = flush_tail(writes); !ok) return ok;
+  segments_.back().sealed = true;
+  return merge(writes);
+}
+
+// While the newest kSearchMergeFanout sealed segments share a level, they become one of the
+// next level: documents renumbered one after the other, each shard's postings concatenated
+// (every posting of a later segment is after those of an earlier one). A shard at a time.
+Status SearchIndex::merge(Writes& writes) {
+  for (;;) {
+    const std::size_t n = segments_.size();
+    if (n < kSearchMergeFanout) return Ok{};
+    const std::size_t first = n - kSearchMergeFanout, level = segments_[first].level;
+    bool same = true;
+    for (std::size_t i = first; i < n; ++i)
+      same = same && segments_[i].sealed && segments_[i].level == level;
+    if (!same) return Ok{};
+    Segment merged{.number = next_++, .level = level + 1, .sealed = true};
+    const fs::path out = dir(merged.number);
+    json rows = json::array();
+    std::size_t shard = 0;
+    std::set<std::string> shards;
+    for (std::size_t i = first; i < n; ++i) {
+      const Segment& s = segments_[i];
+      for (std::size_t k = 0; k * kSearchShardDocs < s.docs; ++k) {
+        auto read = read_json(dir(s.number) / "d" / fmt::format("{}.json", k));
+        if (!read) return read.error();
+        for (std::size_t j = 0; read->is_array() && j < read->size(); ++j) {
+          rows.push_back(std::move((*read)[j]));
+          if (rows.size() == kSearchShardDocs) {
+            if (auto ok = write_if_changed(out / "d" / fmt::format("{}.json", shard++), dump(rows),
+                                           writes);
+                !ok)
+              return ok;
+            rows = json::array();
+          }
+        }
+      }
+      std::error_code ec;
+      for (fs::directory_iterator it(dir(s.number) / "t", ec), end; !ec && it != end;
+           it.increment(ec))
+        shards.insert(it->path().filename().string());
+    }
+    if (!rows.empty())
+      if (auto ok = write_if_changed(out / "d" / fmt::format("{}.json", shard), dump(rows), writes);
+          !ok)
+        return ok;
+    for (const std::string& name : shards) {
+      json object = json::object();
+      std::size_t offset = 0;
+      for (std::size_t i = first; i < n; ++i) {
+        const fs::path path = dir(segments_[i].number) / "t" / name;
+        std::error_code ec;
+        if (fs::exists(path, ec)) {
+          auto read = read_json(path);
+          if (!read) return read.error();
+          for (auto& [term, postings] : read->items()) {
+            json& list = object[term];
+            for (const json& p : postings)
+              if (p.is_number_unsigned()) list.push_back(p.get<std::uint64_t>() + 2 * offset);
+          }
+        }
+        offset += segments_[i].docs;
+      }
+      if (auto ok = write_if_changed(out / "t" / name, dump(object), writes); !ok) return ok;
+    }
+    for (std::size_t i = first; i < n; ++i) merged.docs += segments_[i].docs;
+    segments_.resize(first);
+    segments_.push_back(merged);
+  }
+}
+
+std::string SearchIndex::manifest() const {
+  json segments = json::array();
+  std::size_t documents = 0;
+  for (auto s = segments_.rbegin(); s != segments_.rend(); ++s) {
+    segments.push_back(
+        {{"dir", fmt::format("seg-{}", s->number)}, {"docs", s->docs}, {"sealed", s->sealed}});
+    documents += s->docs;
+  }
+  return dump(json{{"format", kSearchFormat},
+                   {"shard_docs", kSearchShardDocs},
+                   {"documents", documents},
+                   {"segments", segments}}) +
+         "\n";
+}
+
+Status SearchIndex::write(Writes& writes) {
+  if (auto ok = flush_tail(writes); !ok) return ok;
+  return write_if_changed(top_ / "search" / "manifest.json", manifest(), writes);
+}
+
+Status SearchIndex::save(const std::string& tip) {
+  std::string text = fmt::format("{}\ntip {}\nnext {}\n", kSearchStateHead, tip, next_);
+  for (const Segment& s : segments_)
+    text += fmt::format("segment {} {} {} {}\n", s.number, s.level, s.docs, s.sealed ? 1 : 0);
+  if (auto ok = make_dirs(top_ / kStateDir); !ok) return ok;
+  const std::string path = (top_ / kStateDir / kSearchStateName).string();
+  // A run with nothing new leaves every file of the site as it was, this one included.
+  if (auto old = read_file(path); !old || *old != text)
+    if (auto ok = write_file_atomic(path, text); !ok) return ok;
+  std::error_code ec;
+  fs::remove(top_ / kStateDir / kSearchDirtyName, ec);
+  dirty_ = false;
+  return Ok{};
+}
+
+void SearchIndex::remove_dropped() {
+  std::set<std::size_t> kept;
+  for (const Segment& s : segments_) kept.insert(s.number);
+  for (std::size_t number : segments_on_disk(top_ / "search"))
+    if (!kept.count(number)) remove_tree(top_, dir(number));
+}
+
+}  // namespace feeddiff::site
