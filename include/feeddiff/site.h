@@ -60,4 +60,9 @@ struct SiteReport {
 /// the run: Errc::locked when another run holds it.
 Result<SiteReport> build_site(const Archive& archive, const SiteOptions& options);
 
+/// What a build did, as `feeddiff site` prints it: a line for artifacts not published and for
+/// rows ignored when there were any, then the counts (changes, sources, pages rendered,
+/// files written and unchanged, pages removed, search documents added) and the index page.
+std::string site_text(const SiteReport& report);
+
 }  // namespace feeddiff

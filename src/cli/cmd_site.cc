@@ -2,11 +2,9 @@
 // renders and writes, and why it costs only what is new) and prints what the
 // build did.
 
-#include <fmt/format.h>
 #include <memory>
 
 #include "cli/command.h"
-#include "feeddiff/core.h"
 #include "feeddiff/site.h"
 
 namespace feeddiff::cli {
@@ -18,25 +16,7 @@ Result<int> site(const Globals& globals, const SiteOptions& options) {
   if (!archive) return archive.error();
   auto built = build_site(*archive, options);
   if (!built) return built.error();
-  const SiteReport& r = *built;
-  if (r.refused)
-    write_out(
-        fmt::format("site: did not publish {} raw artifact{} whose name "
-                    "feeddiff never writes (only "
-                    "response.xml and response.json are published), first {}\n",
-                    r.refused, r.refused == 1 ? "" : "s", r.first_refused));
-  if (r.ignored)
-    write_out(fmt::format("site: ignored {} malformed row{} in {}\n", r.ignored,
-                          r.ignored == 1 ? "" : "s", r.state_dir));
-  write_out(
-      fmt::format("site: {} change{}, {} source{}; rendered {} change{}{}; wrote {} "
-                  "file{}, {} "
-                  "unchanged{} ({})\n",
-                  with_thousands(r.changes), r.changes == 1 ? "" : "s", with_thousands(r.sources),
-                  r.sources == 1 ? "" : "s", with_thousands(r.rendered), r.rendered == 1 ? "" : "s",
-                  r.full_build ? " (full build)" : "", with_thousands(r.written),
-                  r.written == 1 ? "" : "s", with_thousands(r.unchanged),
-                  r.removed ? fmt::format(", {} removed", r.removed) : "", r.index));
+  write_out(site_text(*built));
   return 0;
 }
 
@@ -73,7 +53,10 @@ item changes with their before and after, for a feed reader), items/NAME/KEY.htm
 items/NAME/KEY.atom (a page and an Atom feed per item ever edited: its versions, each edit's
 fields before and after; KEY a hash of the item's id), sources/NAME/timemap.link (a Memento
 TimeMap, RFC 7089: every recorded version's raw copy with the time it was observed, older
-ones on pages timemap-N.link of 1,000 that are written once). Each history page links to
+ones on pages timemap-N.link of 1,000 that are written once), search.html (a search over a
+static index, DIR/search/, of the words each change brought into an item and took out of it:
+the one page that runs a script, and it needs DIR served over http(s), not opened from disk;
+`feeddiff search` is the full query language). Each history page links to
 the older one, so every change is reachable from the index; only the newest page of a
 history changes, older pages are written once. Links are relative: open DIR/index.html from
 disk or serve DIR from any static host. A run renders the changes since the tip it last
