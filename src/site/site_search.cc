@@ -157,6 +157,10 @@ void SiteSearch::collect(const LoadedChange& change, const std::string& observed
         doc.appeared = after().item_words(item.new_index);
         break;
       case ItemChange::Kind::removed:
+        // An item that fell off the end of the feed's window (newer items pushed it out) did
+        // not lose its words: every poll of a busy feed ages one out, and posting them all as
+        // gone made most of the index, and most "gone" hits, noise. A pulled item did.
+        if (item.aged_out) continue;
         doc.gone = before().item_words(item.old_index);
         break;
       case ItemChange::Kind::changed: {

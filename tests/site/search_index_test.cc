@@ -3,6 +3,7 @@
 // sealed segments never rewritten by a later run; a reset and a fresh build giving the same
 // index; feed text kept as JSON strings; and every page but search.html allowing no script.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -66,6 +67,35 @@ std::vector<std::string> record_growing(RecordedArchive& archive, int from, int 
 }
 
 }  // namespace
+
+TEST_CASE("an item pulled from a feed posts its words as gone and one that aged out posts none",
+          "[site]") {
+  RecordedArchive recorded("site-search-aged", {"blog"});
+  recorded.record("blog", search_rss({{"n3", "Gamma", "gammaword"},
+                                      {"n2", "Beta", "betaword"},
+                                      {"n1", "Alpha", "alphaword"}}));
+  // n2 goes while n1, older, stays: pulled.
+  const std::string pulled = recorded.record("blog", search_rss({{"n4", "Delta", "deltaword"},
+                                                                 {"n3", "Gamma", "gammaword"},
+                                                                 {"n1", "Alpha", "alphaword"}}));
+  // n1, the oldest, goes as n5 arrives: it fell off the end of the window.
+  const std::string aged = recorded.record("blog", search_rss({{"n5", "Epsilon", "epsilonword"},
+                                                               {"n4", "Delta", "deltaword"},
+                                                               {"n3", "Gamma", "gammaword"}}));
+  SiteOptions options;
+  options.dir = make_temp_dir("site-search-aged-out") + "/public";
+  REQUIRE(build_site(recorded.open(), options));
+  const auto all = read_index(options.dir);
+  const auto beta = postings_of(all, "betaword");
+  REQUIRE(beta.size() == 2);  // appeared in the first version, gone when pulled
+  CHECK(std::count_if(beta.begin(), beta.end(),
+                      [&](const auto& p) { return p.gone && p.doc.change == pulled; }) == 1);
+  const auto alpha = postings_of(all, "alphaword");
+  REQUIRE(alpha.size() == 1);  // appeared only: aging out posts nothing
+  CHECK_FALSE(alpha[0].gone);
+  CHECK(postings_of(all, "epsilonword").size() == 1);
+  CHECK(postings_of(all, "epsilonword")[0].doc.change == aged);
+}
 
 TEST_CASE("the search index posts a new item's words as appeared and an edited-away word as gone",
           "[site]") {
