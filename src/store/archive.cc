@@ -147,6 +147,7 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
       if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
                                       file.content->size()) != 0)
         return git::last_error(fmt::format("storing {}", file.path));
+      if (impl_->precompressor) impl_->precompressor->submit(update.id, *file.content);
     } else if (!file.blob.empty()) {
       update.action = GIT_TREE_UPDATE_UPSERT;
       update.filemode = GIT_FILEMODE_BLOB;
@@ -285,6 +286,7 @@ Status Archive::begin_batch() {
   git_odb_free(odb);
   if (rc != 0) return git::last_error("starting a batch of commits");
   impl_->mempack = mempack;
+  impl_->precompressor = std::make_unique<pack::Precompressor>();
   impl_->batching = true;
   return Ok{};
 }
@@ -307,8 +309,11 @@ Status Archive::flush() {
   std::unique_ptr<git_odb, decltype(&git_odb_free)> odb(odb_raw, &git_odb_free);
 
   // 1. The objects, as one pack, durable before anything names them.
-  if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack"); !ok)
+  if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack",
+                                 b.precompressor.get());
+      !ok)
     return ok.error();
+  if (b.precompressor) b.precompressor->clear();
   if (git_odb_refresh(odb.get()) != 0) return git::last_error("reading the new pack");
   failpoint(Failpoint::pack_in_place);
 
@@ -358,6 +363,7 @@ Status Archive::end_batch() {
   ignore_commit_graph(repo);
   impl_->batching = false;
   impl_->mempack = nullptr;
+  impl_->precompressor.reset();
   impl_->objects.clear();
   impl_->touched.clear();
   impl_->pending_bytes = 0;

@@ -13,6 +13,7 @@
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 #include "store/pack_writer.h"
+#include "store/precompressor.h"
 #include "store/source_index_touched.h"
 
 namespace feeddiff {
@@ -24,7 +25,9 @@ struct Archive::Impl {
 
   // A batch: objects go to an in-memory backend, the branch stays where it was until flush().
   bool batching = false;
-  git_odb_backend* mempack = nullptr;     // owned by repo's object database
+  git_odb_backend* mempack = nullptr;  // owned by repo's object database
+  // The batch's blobs compressed ahead of its pack, on a thread of their own.
+  std::unique_ptr<pack::Precompressor> precompressor;
   std::optional<git_oid> pending_head;    // the batch's newest commit, not yet on the branch
   std::optional<git_oid> batch_base;      // the branch when the batch's first commit was made
   std::vector<pack::PackObject> objects;  // what the batch wrote, in order

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
+#include "store/precompressor.h"
 
 namespace feeddiff::pack {
 
@@ -172,7 +174,7 @@ std::string index_bytes(std::vector<IndexEntry>& written,
 }
 
 Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                               const std::string& pack_dir) {
+                               const std::string& pack_dir, Precompressor* made) {
   remove_temporaries(pack_dir);
 
   // Each object once, in the order given (bases before the deltas made from them).
@@ -272,25 +274,35 @@ Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& obje
           }
         }
         depth_of[first] = depth;
-        if (item.type != kOfsDelta) item.payload.assign(data);
-        window_bytes += item.payload.size();
+        if (item.type != kOfsDelta) {
+          if (auto ready = made ? made->take(o->id) : std::nullopt)
+            item.compressed = std::move(*ready);
+          else
+            item.payload.assign(data);
+        }
+        window_bytes += item.payload.size() + item.compressed.size();
         if (!o->path.empty()) last_of_path[o->path] = Base{o->id, first, depth};
         window.push_back(std::move(item));
       }
 
-      auto compress_share = [&window, threads](unsigned k) {
-        for (std::size_t i = k; i < window.size(); i += threads) {
+      // Each thread takes the next object left: a window interleaves trees, blobs and
+      // commits in a fixed pattern, so dealing them out by position would hand every large
+      // blob to one thread.
+      std::atomic<std::size_t> next{0};
+      auto compress_share = [&window, &next] {
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < window.size();) {
+          if (!window[i].compressed.empty()) continue;  // the precompressor's
           zlib_compress(window[i].payload, window[i].compressed);
           std::string().swap(window[i].payload);
         }
       };
       if (threads > 1 && window.size() > 1) {
         std::vector<std::thread> workers;
-        for (unsigned k = 1; k < threads; ++k) workers.emplace_back(compress_share, k);
-        compress_share(0);
+        for (unsigned k = 1; k < threads; ++k) workers.emplace_back(compress_share);
+        compress_share();
         for (auto& w : workers) w.join();
       } else {
-        compress_share(0);
+        compress_share();
       }
 
       const std::size_t window_first = first - window.size();

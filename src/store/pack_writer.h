@@ -15,6 +15,8 @@
 
 namespace feeddiff::pack {
 
+class Precompressor;
+
 /// An object to pack, and the path it was written at: an object may be stored as a delta
 /// against the previous object of the same path in the same pack (successive versions of
 /// raw/ trees differ by one entry).
@@ -38,9 +40,10 @@ inline constexpr int kMaxDepth = 50;
 /// returns the name `pack-<checksum>`. Trees are delta'd entry by entry, other objects by
 /// their common prefix and suffix; a base that would chain deeper than kMaxDepth is not
 /// used. The caller must hold the archive lock: leftover temporary files of an earlier
-/// writer that was killed are removed first.
+/// writer that was killed are removed first. An object stored whole whose compressed bytes
+/// `made` holds is not compressed again.
 Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                               const std::string& pack_dir);
+                               const std::string& pack_dir, Precompressor* made = nullptr);
 
 /// Temporary files in objects/pack start with this; a writer holding the archive lock
 /// removes any it finds (an earlier writer's, killed).
