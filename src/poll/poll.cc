@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <deque>
+#include <future>
 #include <iterator>
 #include <map>
 #include <optional>
+#include <system_error>
 
 #include "feeddiff/diff.h"
 #include "feeddiff/failpoint.h"
@@ -25,6 +28,12 @@ namespace {
 // Commits are written to memory and packed when the batch grows this big (and at the end):
 // memory stays bounded however many sources change, and a poll makes few packs.
 constexpr std::size_t kFlushBytes = std::size_t{32} << 20;
+
+// The item model alone (no canonical text): what a poll reads of each body.
+const NormalizeOptions kModelOnly{{}, true, false};
+
+// Bodies up to this size are normalized ahead, on a thread of their own (Poller::run).
+constexpr std::size_t kAheadMaxBytes = std::size_t{4} << 20;
 
 // Bodies from this size on have the memory of their parse handed back to the system once
 // their models are let go (malloc_trim in record); smaller ones are not worth the call.
@@ -176,12 +185,20 @@ class Poller {
     // saved for a commit that a crash lost would turn the next poll into a 304, and that
     // change would never be recorded.
     if (auto ok = archive_.begin_batch(); !ok) return ok.error();
+    // Two stages: the newest response is normalized on a thread of its own while this one
+    // settles the one before it (reads the last version, diffs, commits), so both cores work
+    // and the commits keep the order the transfers completed in.
+    std::deque<Arrived> arrived;
     std::size_t settled = 0;
-    fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
-      SourceOutcome outcome = settle(jobs_[i], response);
-      outcome.credentials_note = jobs_[i].credentials_note;
+    auto settle_oldest = [&] {
+      Arrived& a = arrived.front();
+      std::optional<Result<Document>> ahead;
+      if (a.doc.valid()) ahead = a.doc.get();
+      SourceOutcome outcome = settle(jobs_[a.index], a.response, std::move(ahead));
+      outcome.credentials_note = jobs_[a.index].credentials_note;
       if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
       report_.sources.push_back(std::move(outcome));
+      arrived.pop_front();
       if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
         if (auto ok = archive_.flush(); !ok) {
           fatal_ = ok.error();
@@ -190,7 +207,13 @@ class Poller {
           write_summaries();
         }
       }
+    };
+    fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
+      Arrived& a = arrived.emplace_back(Arrived{i, std::move(response), {}});
+      normalize_ahead(a);
+      while (arrived.size() > 1) settle_oldest();
     });
+    while (!arrived.empty()) settle_oldest();
     if (!fatal_.message.empty()) return fatal_;
     if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
@@ -233,7 +256,30 @@ class Poller {
         stored.origin.starts_with("https:") && now.starts_with("http:") ? ", not encrypted" : "");
   }
 
-  SourceOutcome settle(const Job& job, const Result<FetchResponse>& response) {
+  // A response waiting to be settled, and its body's item model being made meanwhile.
+  struct Arrived {
+    std::size_t index;
+    Result<FetchResponse> response;
+    std::future<Result<Document>> doc;  // not valid: record() normalizes it itself
+  };
+
+  // Starts the item model of a body record() will read, on a thread of its own. Bodies over
+  // kAheadMaxBytes are left to record(): two large models at once would double a poll's
+  // peak memory (poll_memory_test).
+  static void normalize_ahead(Arrived& a) {
+    if (!a.response || a.response->status < 200 || a.response->status > 299 ||
+        a.response->body.size() > kAheadMaxBytes)
+      return;
+    const std::string* body = &a.response->body;  // a deque's elements stay where they are
+    try {
+      a.doc = std::async(std::launch::async, [body] { return normalize(*body, kModelOnly); });
+    } catch (const std::system_error&) {
+      // No thread to be had: record() normalizes it, as without the pipeline.
+    }
+  }
+
+  SourceOutcome settle(const Job& job, const Result<FetchResponse>& response,
+                       std::optional<Result<Document>> ahead) {
     const SourceConfig& source = *job.source;
     SourceState& st = state_.sources[source.name];
     SourceOutcome out;
@@ -272,7 +318,7 @@ class Poller {
       return fail(source, st, out, fmt::format("{}: HTTP {}", redact_url(r.final_url), r.status),
                   r.status, schedule::retry_after(r, now_));
     }
-    auto committed = record(source, r);
+    auto committed = record(source, r, std::move(ahead));
     if (!committed) {
       // The archive refused the write: stop settling more sources into it.
       if (fatal_.message.empty()) fatal_ = committed.error();
@@ -431,13 +477,15 @@ class Poller {
   // version deletes not-a-feed. The item diff against the last feed version is computed here,
   // once (each version normalized once, the new one first), for the commit's Change-Class and
   // Item-Summary trailers; its encoding goes to the cache once the commit is durable.
-  Result<std::string> record(const SourceConfig& source, const FetchResponse& r) {
+  Result<std::string> record(const SourceConfig& source, const FetchResponse& r,
+                             std::optional<Result<Document>> ahead) {
     cosmetic_.clear();
     class_.clear();
     check_ = FeedCheck{};
-    const NormalizeOptions model_only{{}, true, false};
+    const NormalizeOptions& model_only = kModelOnly;
     const Header* type = r.header("content-type");
-    std::optional<Result<Document>> new_doc(normalize(r.body, model_only));
+    std::optional<Result<Document>> new_doc(ahead ? std::move(*ahead)
+                                                  : normalize(r.body, model_only));
     check_ =
         check_feed(r.body, type ? std::string_view(type->value) : std::string_view(), *new_doc);
     if (!check_.feed) new_doc.reset();
