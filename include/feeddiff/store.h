@@ -52,6 +52,9 @@ struct FileWrite {
   /// When not empty (content nullopt): the id of a blob already stored, to place at path
   /// without reading it (a move, as `migrate` makes them).
   std::string blob = {};
+  /// When not empty (with content): blob_id(*content), computed ahead on another thread, so
+  /// that a batch's commit need not hash the bytes again. It must be of exactly these bytes.
+  std::string content_id = {};
 };
 
 /// A commit to make on the archive's branch.
@@ -376,6 +379,10 @@ class ArchiveLock {
   explicit ArchiveLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+/// The id (40 hex digits) git gives a blob of these bytes, as `git hash-object` does, with
+/// the same collision-detecting SHA-1. Safe on any thread.
+std::string blob_id(std::string_view bytes);
 
 /// The version of libgit2 in use (git_libgit2_version), e.g. "1.5.1".
 std::string libgit2_version();

@@ -192,8 +192,8 @@ class Poller {
     std::size_t settled = 0;
     auto settle_oldest = [&] {
       Arrived& a = arrived.front();
-      std::optional<Result<Document>> ahead;
-      if (a.doc.valid()) ahead = a.doc.get();
+      std::optional<Ahead> ahead;
+      if (a.ahead.valid()) ahead = a.ahead.get();
       SourceOutcome outcome = settle(jobs_[a.index], a.response, std::move(ahead));
       outcome.credentials_note = jobs_[a.index].credentials_note;
       if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
@@ -256,11 +256,17 @@ class Poller {
         stored.origin.starts_with("https:") && now.starts_with("http:") ? ", not encrypted" : "");
   }
 
+  // What is made of a body before it settles: its item model and its blob id.
+  struct Ahead {
+    Result<Document> doc;
+    std::string blob;
+  };
+
   // A response waiting to be settled, and its body's item model being made meanwhile.
   struct Arrived {
     std::size_t index;
     Result<FetchResponse> response;
-    std::future<Result<Document>> doc;  // not valid: record() normalizes it itself
+    std::future<Ahead> ahead;  // not valid: record() normalizes (and the store hashes) itself
   };
 
   // Starts the item model of a body record() will read, on a thread of its own. Bodies over
@@ -272,14 +278,16 @@ class Poller {
       return;
     const std::string* body = &a.response->body;  // a deque's elements stay where they are
     try {
-      a.doc = std::async(std::launch::async, [body] { return normalize(*body, kModelOnly); });
+      a.ahead = std::async(std::launch::async, [body] {
+        return Ahead{normalize(*body, kModelOnly), blob_id(*body)};
+      });
     } catch (const std::system_error&) {
       // No thread to be had: record() normalizes it, as without the pipeline.
     }
   }
 
   SourceOutcome settle(const Job& job, const Result<FetchResponse>& response,
-                       std::optional<Result<Document>> ahead) {
+                       std::optional<Ahead> ahead) {
     const SourceConfig& source = *job.source;
     SourceState& st = state_.sources[source.name];
     SourceOutcome out;
@@ -478,14 +486,15 @@ class Poller {
   // once (each version normalized once, the new one first), for the commit's Change-Class and
   // Item-Summary trailers; its encoding goes to the cache once the commit is durable.
   Result<std::string> record(const SourceConfig& source, const FetchResponse& r,
-                             std::optional<Result<Document>> ahead) {
+                             std::optional<Ahead> ahead) {
     cosmetic_.clear();
     class_.clear();
     check_ = FeedCheck{};
     const NormalizeOptions& model_only = kModelOnly;
     const Header* type = r.header("content-type");
-    std::optional<Result<Document>> new_doc(ahead ? std::move(*ahead)
+    std::optional<Result<Document>> new_doc(ahead ? std::move(ahead->doc)
                                                   : normalize(r.body, model_only));
+    const std::string blob = ahead ? std::move(ahead->blob) : std::string();
     check_ =
         check_feed(r.body, type ? std::string_view(type->value) : std::string_view(), *new_doc);
     if (!check_.feed) new_doc.reset();
@@ -608,7 +617,7 @@ class Poller {
     }
     if (!class_.empty()) message.change_class = class_;
     request.message = format_commit_message(message);
-    if (!restored) request.files.push_back({path, r.body});
+    if (!restored) request.files.push_back({path, r.body, {}, blob});
     for (const std::string& gone : stale) request.files.push_back({gone, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();

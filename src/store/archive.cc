@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,9 +145,17 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
     if (file.content) {
       update.action = GIT_TREE_UPDATE_UPSERT;
       update.filemode = GIT_FILEMODE_BLOB;
-      if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
-                                      file.content->size()) != 0)
+      // In a batch, a blob hashed ahead goes straight to the in-memory backend (which keeps
+      // one copy of each id): the hashing was done on another thread, beside the transfers.
+      if (impl_->mempack && file.content_id.size() == GIT_OID_HEXSZ &&
+          git_oid_fromstr(&update.id, file.content_id.c_str()) == 0) {
+        if (impl_->mempack->write(impl_->mempack, &update.id, file.content->data(),
+                                  file.content->size(), GIT_OBJECT_BLOB) != 0)
+          return git::last_error(fmt::format("storing {}", file.path));
+      } else if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
+                                             file.content->size()) != 0) {
         return git::last_error(fmt::format("storing {}", file.path));
+      }
       if (impl_->precompressor) impl_->precompressor->submit(update.id, *file.content);
     } else if (!file.blob.empty()) {
       update.action = GIT_TREE_UPDATE_UPSERT;

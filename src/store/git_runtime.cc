@@ -174,6 +174,12 @@ void ensure_initialized() {
 
 namespace feeddiff {
 
+std::string blob_id(std::string_view bytes) {
+  git_oid id{};
+  if (git_odb_hash(&id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) != 0) return {};
+  return git::to_hex(id);
+}
+
 std::string libgit2_version() {
   int major = 0, minor = 0, revision = 0;
   git_libgit2_version(&major, &minor, &revision);

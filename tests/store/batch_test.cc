@@ -198,3 +198,41 @@ TEST_CASE("taking the lock finishes a work-tree update a killed writer left half
   CHECK(slurp(dir + "/raw/s/response.xml") == "<rss>v2</rss>");
   CHECK_FALSE(std::filesystem::exists(dir + "/.git/feeddiff/checkout-pending"));
 }
+
+TEST_CASE("a blob hashed ahead is stored under the id git gives it and packed like any other",
+          "[store]") {
+  const std::string dir = make_temp_dir("store-batch-ahead");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  const auto bodies = awkward_bodies();
+  REQUIRE(archive->begin_batch());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string id = blob_id(bodies[i]);
+    const std::string file = dir + "/body" + std::to_string(i);
+    spit(file, bodies[i]);
+    CHECK(id + "\n" == run({"git", "hash-object", file}).out);
+    std::filesystem::remove(file);
+    CommitRequest request = source_change("s" + std::to_string(i), bodies[i]);
+    request.files[0].content_id = id;
+    auto made = archive->commit(request);
+    REQUIRE(made);
+    REQUIRE(*made);
+  }
+  // The same body twice in one batch is one object.
+  CommitRequest again = source_change("twin", bodies[3]);
+  again.files[0].content_id = blob_id(bodies[3]);
+  REQUIRE(archive->commit(again));
+  REQUIRE(archive->end_batch());
+  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
+    INFO(path);
+    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
+    CHECK(slurp(dir + "/" + path) == bodies[i]);
+  }
+  CHECK(git_out(dir, {"rev-parse", "HEAD:raw/twin/response.xml"}) ==
+        git_out(dir, {"rev-parse", "HEAD:raw/s3/response.xml"}));
+}
