@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "feeddiff/core.h"
 #include "store/git_handles.h"
@@ -33,13 +34,15 @@ struct Chain {
   std::vector<git_oid> marks;  // the commits at 0, chunk, 2 chunk, ... back from head
   Roots before_first;          // the tip's roots (zero for a rebuild: the root has none)
   // The newest chunk, newest first, as the scan read it: the last chunk indexed is not read
-  // again (a catch-up of up to a chunk of commits reads each once).
-  std::vector<Step> newest;
+  // again (a catch-up of up to a chunk of commits reads each once), and its trees are
+  // compared as the scan goes on (SplitWalk).
+  std::unique_ptr<SplitWalk> newest;
 };
 
 Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
                    std::size_t chunk) {
   Chain chain;
+  chain.newest = std::make_unique<SplitWalk>(repo, chunk);
   git_oid id = head;
   for (;;) {
     git_commit* c = nullptr;
@@ -56,7 +59,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
-    if (chain.count < chunk) chain.newest.push_back({id, roots_of(c), version_source(c)});
+    if (chain.count < chunk) chain.newest->add({id, roots_of(c), version_source(c)});
     ++chain.count;
     if (parents == 0) return chain;
     id = *git_commit_parent_id(c, 0);
@@ -80,18 +83,25 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
     const std::size_t size = std::min(chunk, chain.count - j * chunk);
     std::vector<Step> seen;  // newest first, until reversed below
-    if (j == 0) seen = std::move(chain.newest);
-    seen.reserve(size);
-    git_oid id = chain.marks[j];
-    for (std::size_t k = seen.size(); k < size; ++k) {
-      git_commit* c = nullptr;
-      if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-      git::CommitPtr owned(c);
-      seen.push_back({id, roots_of(c), version_source(c)});
-      if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+    Result<std::optional<Touched>> touched = std::optional<Touched>{};
+    if (j == 0) {
+      // Its trees have been compared since the scan read it.
+      touched = chain.newest->finish(previous);
+      seen = std::move(chain.newest->steps());
+      std::reverse(seen.begin(), seen.end());
+    } else {
+      seen.reserve(size);
+      git_oid id = chain.marks[j];
+      for (std::size_t k = 0; k < size; ++k) {
+        git_commit* c = nullptr;
+        if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+        git::CommitPtr owned(c);
+        seen.push_back({id, roots_of(c), version_source(c)});
+        if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+      }
+      std::reverse(seen.begin(), seen.end());
+      touched = touched_by(repo, previous, seen);
     }
-    std::reverse(seen.begin(), seen.end());
-    auto touched = touched_by(repo, previous, seen);
     if (!touched) return touched.error();
     if (!*touched) return false;
     Pending p;

@@ -14,13 +14,18 @@
 #include "store/source_index_split.h"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <new>
 
 #include "store/git_handles.h"
 #include "store/source_index_files.h"
@@ -175,6 +180,14 @@ bool one_thread() {
   return !ec && threads == 1;
 }
 
+// In a forked child, first: it must not outlive its parent, whose descriptors it shares (the
+// archive lock is an flock, held while any copy of its descriptor is open; a child left
+// waiting for a parent killed mid-walk would hold it for ever).
+void die_with(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+}
+
 // In the forked child: the older half, from a repository of its own, into fd. Never returns.
 [[noreturn]] void index_in_child(const std::string& git_dir, const Roots& before,
                                  std::span<const Step> steps, int fd) {
@@ -214,8 +227,12 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
   const std::string git_dir = git_repository_path(repo);
   const int fd = ::memfd_create("feeddiff-index-half", MFD_CLOEXEC);
   if (fd < 0) return touched_here(repo, before, steps);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid == 0) index_in_child(git_dir, before, older, fd);
+  if (pid == 0) {
+    die_with(parent);
+    index_in_child(git_dir, before, older, fd);
+  }
   if (pid < 0) {
     ::close(fd);
     return touched_here(repo, before, steps);
@@ -236,6 +253,276 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
   out.reserve(steps.size());
   for (auto& names : **mine) out.push_back(std::move(names));
   return Answer(std::move(out));
+}
+
+// SplitWalk's memory, shared with its child (an anonymous shared mapping made before the
+// fork): the steps as the walk publishes them, and one word of claims. Pair i compares step
+// i (newest first) with step i+1, the last one with `before`. The child claims pairs upward
+// from 0, this process downward from the last; claims holds the child's end in its high half
+// and this process's start in its low half, so that each range goes to one of them.
+namespace {
+
+constexpr std::size_t kHintMax = 127;       // longer Source names are handed to this process
+constexpr std::uint32_t kNotStarted = ~0u;  // this process has claimed nothing yet
+constexpr std::uint32_t kClaim = 512;       // pairs claimed at a time
+constexpr std::uint32_t kDeclined = ~0u;    // in the child's answer: a name it cannot store
+
+struct SharedStep {
+  git_oid id;
+  Roots roots;
+  std::uint8_t source_size;  // kHintMax + 1: too long to share
+  char source[kHintMax];
+};
+
+std::uint64_t claims_of(std::uint32_t child_end, std::uint32_t parent_start) {
+  return (std::uint64_t{child_end} << 32) | parent_start;
+}
+
+}  // namespace
+
+struct SplitWalk::Shared {
+  std::atomic<std::uint64_t> claims{claims_of(0, kNotStarted)};
+  std::atomic<std::uint32_t> published{0};  // steps written
+  std::atomic<std::uint32_t> total{0};      // set with done: every step
+  std::atomic<bool> done{false};            // the walk is over, before is set
+  Roots before;
+
+  // published of them follow, in a mapping that holds capacity.
+  SharedStep* steps() { return reinterpret_cast<SharedStep*>(this + 1); }
+
+  static std::size_t size_for(std::size_t capacity) {
+    return sizeof(Shared) + capacity * sizeof(SharedStep);
+  }
+};
+
+namespace {
+
+void share_step(SharedStep& out, const Step& step) {
+  out.id = step.id;
+  out.roots = step.roots;
+  if (step.source.size() > kHintMax) {
+    out.source_size = kHintMax + 1;
+    return;
+  }
+  out.source_size = static_cast<std::uint8_t>(step.source.size());
+  std::memcpy(out.source, step.source.data(), step.source.size());
+}
+
+// The child of a SplitWalk: claims pairs from the newest as the walk publishes them and
+// writes, per pair, its index and what it touched to fd. Never returns.
+[[noreturn]] void walk_in_child(const std::string& git_dir, std::atomic<std::uint64_t>& claims,
+                                std::atomic<std::uint32_t>& published,
+                                std::atomic<std::uint32_t>& total, std::atomic<bool>& done,
+                                const Roots& before, const SharedStep* steps, int fd) {
+  git_repository* fresh = nullptr;
+  if (split_child_fails || git_repository_open(&fresh, git_dir.c_str()) != 0) ::_exit(1);
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, fresh) != 0) ::_exit(1);
+  RawTreeComparer comparer(odb);
+  std::string out;
+  std::uint32_t pos = 0;
+  for (;;) {
+    const bool over = done.load(std::memory_order_acquire);
+    const std::uint32_t known = over ? total.load() : published.load(std::memory_order_acquire);
+    // Pair i needs step i + 1, or before for the last one.
+    const std::uint32_t ready = over ? known : (known > 0 ? known - 1 : 0);
+    if (pos >= ready) {
+      if (over) break;
+      const timespec nap{0, 50'000};
+      ::nanosleep(&nap, nullptr);
+      continue;
+    }
+    std::uint64_t seen = claims.load();
+    std::uint32_t end = 0;
+    do {
+      const auto parent_start = static_cast<std::uint32_t>(seen);
+      end = std::min({pos + kClaim, ready, parent_start});
+      if (end <= pos) break;
+    } while (!claims.compare_exchange_weak(seen, claims_of(end, static_cast<std::uint32_t>(seen))));
+    if (end <= pos) break;  // the parent has the rest
+    for (std::uint32_t i = pos; i < end; ++i) {
+      const SharedStep& at = steps[i];
+      if (at.source_size > kHintMax) ::_exit(1);
+      Step step{at.id, at.roots, std::string(at.source, at.source_size)};
+      const Roots& previous = i + 1 < known ? steps[i + 1].roots : before;
+      auto names = step_names(fresh, comparer, previous, step);
+      if (!names) ::_exit(1);
+      put_u32(out, i);
+      if (!*names) {
+        put_u32(out, kDeclined);
+        continue;
+      }
+      put_u32(out, static_cast<std::uint32_t>((*names)->size()));
+      for (const auto& name : **names) {
+        put_u32(out, static_cast<std::uint32_t>(name.size()));
+        out += name;
+      }
+    }
+    if (out.size() > (1 << 20)) {
+      if (!write_whole(fd, out)) ::_exit(1);
+      out.clear();
+    }
+    pos = end;
+  }
+  if (!write_whole(fd, out)) ::_exit(1);
+  ::_exit(0);
+}
+
+// The bytes a child wrote to fd, once it has exited well; nullopt when it did not.
+std::optional<std::string> child_bytes(pid_t pid, int fd) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return std::nullopt;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return read_whole(fd);
+}
+
+// The child's answer read into touched (indexed newest first); false when it is not a whole
+// answer for pairs [0, end).
+bool read_child_pairs(std::string_view in, std::uint32_t end, std::vector<bool>& filled,
+                      Touched& touched, bool& declined) {
+  std::uint32_t count_filled = 0;
+  while (!in.empty()) {
+    const auto i = take_u32(in);
+    const auto count = take_u32(in);
+    if (!i || !count || *i >= end || filled[*i]) return false;
+    filled[*i] = true;
+    ++count_filled;
+    if (*count == kDeclined) {
+      declined = true;
+      continue;
+    }
+    if (*count > in.size()) return false;
+    std::vector<std::string> names;
+    for (std::uint32_t k = 0; k < *count; ++k) {
+      const auto size = take_u32(in);
+      if (!size || *size > in.size()) return false;
+      names.emplace_back(in.substr(0, *size));
+      in.remove_prefix(*size);
+    }
+    touched[*i] = std::move(names);
+  }
+  return count_filled == end;
+}
+
+}  // namespace
+
+SplitWalk::SplitWalk(git_repository* repo, std::size_t capacity)
+    : repo_(repo), capacity_(capacity) {}
+
+SplitWalk::~SplitWalk() {
+  stop_child();
+}
+
+void SplitWalk::stop_child() {
+  if (child_ > 0) {
+    ::kill(child_, SIGKILL);
+    int status = 0;
+    while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
+    }
+    child_ = -1;
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (shared_) ::munmap(shared_, shared_size_);
+  shared_ = nullptr;
+}
+
+void SplitWalk::start_child() {
+  shared_size_ = Shared::size_for(capacity_);
+  void* map =
+      ::mmap(nullptr, shared_size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return;
+  shared_ = new (map) Shared();
+  fd_ = ::memfd_create("feeddiff-index-walk", MFD_CLOEXEC);
+  if (fd_ < 0) return stop_child();
+  for (std::size_t i = 0; i < steps_.size(); ++i) share_step(shared_->steps()[i], steps_[i]);
+  shared_->published.store(static_cast<std::uint32_t>(steps_.size()), std::memory_order_release);
+  const std::string git_dir = git_repository_path(repo_);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) die_with(parent);
+  if (pid == 0)
+    walk_in_child(git_dir, shared_->claims, shared_->published, shared_->total, shared_->done,
+                  shared_->before, shared_->steps(), fd_);
+  if (pid < 0) return stop_child();
+  child_ = pid;
+}
+
+void SplitWalk::add(Step step) {
+  steps_.push_back(std::move(step));
+  const std::size_t n = steps_.size();
+  if (shared_) {
+    if (n <= capacity_) {
+      share_step(shared_->steps()[n - 1], steps_.back());
+      shared_->published.store(static_cast<std::uint32_t>(n), std::memory_order_release);
+    }
+  } else if (split_min_steps > 0 && n == std::max<std::size_t>(split_min_steps, 2) &&
+             n <= capacity_ && capacity_ < kNotStarted && one_thread()) {
+    start_child();
+  }
+}
+
+Result<std::optional<Touched>> SplitWalk::finish(const Roots& before) {
+  using Answer = std::optional<Touched>;
+  const auto n = static_cast<std::uint32_t>(steps_.size());
+  if (!shared_ || child_ <= 0 || n > capacity_) {
+    stop_child();
+    std::vector<Step> oldest_first(steps_.rbegin(), steps_.rend());
+    return touched_here(repo_, before, oldest_first);
+  }
+  shared_->before = before;
+  shared_->total.store(n);
+  shared_->done.store(true, std::memory_order_release);
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, repo_) != 0) return git::last_error("opening the object database");
+  git::OdbPtr odb_owned(odb);
+  RawTreeComparer comparer(odb);
+  Touched touched(n);  // newest first until the end
+  bool declined = false;
+  // This process's pairs [from, i) of a claim, oldest first.
+  const auto index_here = [&](std::uint32_t from, std::uint32_t to) -> Status {
+    for (std::uint32_t i = to; i-- > from;) {
+      const Roots& previous = i + 1 < n ? steps_[i + 1].roots : before;
+      auto names = step_names(repo_, comparer, previous, steps_[i]);
+      if (!names) return names.error();
+      if (!*names)
+        declined = true;
+      else
+        touched[i] = std::move(**names);
+    }
+    return Ok{};
+  };
+  std::uint64_t seen = shared_->claims.load();
+  for (;;) {
+    const auto child_end = static_cast<std::uint32_t>(seen >> 32);
+    const auto start = static_cast<std::uint32_t>(seen);
+    const std::uint32_t parent_start = start == kNotStarted ? n : start;
+    if (parent_start <= child_end) break;
+    const std::uint32_t from =
+        std::max(child_end, parent_start > kClaim ? parent_start - kClaim : 0);
+    if (!shared_->claims.compare_exchange_weak(seen, claims_of(child_end, from))) continue;
+    if (auto ok = index_here(from, parent_start); !ok) return ok.error();
+    seen = shared_->claims.load();
+  }
+  const auto child_end = static_cast<std::uint32_t>(shared_->claims.load() >> 32);
+  auto answer = child_bytes(child_, fd_);
+  child_ = -1;
+  bool whole = false, child_declined = false;
+  if (answer) {
+    std::vector<bool> filled(child_end, false);
+    whole = read_child_pairs(*answer, child_end, filled, touched, child_declined);
+  }
+  if (whole) {
+    declined = declined || child_declined;
+    ++split_runs;
+  } else if (auto ok = index_here(0, child_end); !ok) {
+    return ok.error();
+  }
+  stop_child();
+  if (declined) return Answer{};
+  std::reverse(touched.begin(), touched.end());
+  return Answer(std::move(touched));
 }
 
 }  // namespace feeddiff::source_index

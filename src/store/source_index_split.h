@@ -35,10 +35,47 @@ using Touched = std::vector<std::vector<std::string>>;
 Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& before,
                                           std::span<const Step> steps);
 
+/// What each step of a walk touched, computed while the walk goes on: the steps are added
+/// newest first, and once split_min_steps of them are known (in a process with one thread)
+/// a forked child compares their trees, newest first, as they come, while this process goes
+/// on walking; when the walk is over this process takes the oldest steps, until the two
+/// meet. The answer is the one touched_here gives, whatever the child does (its part is
+/// redone here when it fails in any way).
+class SplitWalk {
+ public:
+  /// Up to capacity steps, read from repo.
+  SplitWalk(git_repository* repo, std::size_t capacity);
+  /// Stops and reaps a child still running (the walk was abandoned).
+  ~SplitWalk();
+  SplitWalk(const SplitWalk&) = delete;
+  SplitWalk& operator=(const SplitWalk&) = delete;
+
+  /// The walk's next step (the parent of the last one); at most capacity of them.
+  void add(Step step);
+  /// The steps so far, newest first.
+  std::vector<Step>& steps() { return steps_; }
+  /// The walk is over, the oldest step's parent has the roots before: what each step
+  /// touched, oldest first (nullopt: a name the index cannot store).
+  Result<std::optional<Touched>> finish(const Roots& before);
+
+ private:
+  struct Shared;
+  void start_child();
+  void stop_child();
+  git_repository* repo_;
+  std::size_t capacity_;
+  std::vector<Step> steps_;
+  Shared* shared_ = nullptr;
+  std::size_t shared_size_ = 0;
+  int fd_ = -1;
+  int child_ = -1;
+};
+
 /// The shortest run touched_by splits; tests make it small (0: never split).
 inline std::size_t split_min_steps = 8192;
 
-/// How many runs touched_by has had a child index half of, in this process (tests read it).
+/// How many runs touched_by or SplitWalk has had a child index part of, in this process (tests read
+/// it).
 inline std::size_t split_runs = 0;
 
 /// Tests set it: the child exits at once with a failure, as a killed or failing one would.

@@ -2,7 +2,10 @@
 // `git log --format=%H -- raw/NAME/` does, after polls, a user's reset and own commits, and
 // whatever happens to its files; and it holds, per source, as many records as git counts.
 
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -642,6 +645,10 @@ TEST_CASE(
     check_agrees(dir);
     CHECK(source_index::split_runs > runs);
     CHECK(index_files(dir) == alone);
+    // Every child was reaped: none is left holding the archive lock's descriptor.
+    errno = 0;
+    CHECK(::waitpid(-1, nullptr, WNOHANG) == -1);
+    CHECK(errno == ECHILD);
   }
   SECTION("split in two, each chunk of nine") {
     const Split always(2, false);
