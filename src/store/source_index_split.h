@@ -37,10 +37,10 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
 
 /// What each step of a walk touched, computed while the walk goes on: the steps are added
 /// newest first, and once split_min_steps of them are known (in a process with one thread)
-/// a forked child compares their trees, newest first, as they come, while this process goes
-/// on walking; when the walk is over this process takes the oldest steps, until the two
-/// meet. The answer is the one touched_here gives, whatever the child does (its part is
-/// redone here when it fails in any way).
+/// a forked child compares their trees, a claim of them at a time from the newest, as they come,
+/// while this process goes on walking; when the walk is over this process takes the oldest steps,
+/// until the two meet. The answer is the one touched_here gives, whatever the child does (its part
+/// is redone here when it fails in any way).
 class SplitWalk {
  public:
   /// Up to capacity steps, read from repo.

@@ -452,11 +452,8 @@ bool differs_only_in_bytes(git_odb* odb, std::string_view before, std::string_vi
 // any doubt (the caller then runs raw_diff).
 bool RawTreeComparer::differs_only_in(const git_oid& before, const git_oid& after,
                                       std::string_view source) {
-  // Each raw tree is read once along a chain, walked either way: oldest first, this commit's
-  // is the next one's "before"; newest first, this commit's parent's is the next one's "after".
-  const bool backward = held_ && !git_oid_equal(&held_id_, &before) &&
-                        git_oid_equal(&held_id_, &after) && git_oid_is_zero(&before) != 1;
-  if (!backward && (!held_ || !git_oid_equal(&held_id_, &before))) {
+  // Each raw tree is read once along a chain: this commit's is the next one's "before".
+  if (!held_ || !git_oid_equal(&held_id_, &before)) {
     held_ = std::make_unique<TreeBytes>();
     held_id_ = before;
     if (git_oid_is_zero(&before) != 1 && (!held_->read(odb_, before) || !held_->index_all())) {
@@ -464,9 +461,8 @@ bool RawTreeComparer::differs_only_in(const git_oid& before, const git_oid& afte
       return false;
     }
   }
-  const git_oid& read_id = backward ? before : after;
   auto next = std::make_unique<TreeBytes>();
-  if (git_oid_is_zero(&read_id) != 1 && !next->read(odb_, read_id)) return false;
+  if (git_oid_is_zero(&after) != 1 && !next->read(odb_, after)) return false;
   std::pair<std::string_view, std::string_view> changed;
   if (held_->data().empty() || next->data().empty()) {
     if (!next->index_all()) return false;
@@ -474,11 +470,10 @@ bool RawTreeComparer::differs_only_in(const git_oid& before, const git_oid& afte
   } else if (!next->index_from(*held_, changed)) {
     return false;
   }
-  if (backward) std::swap(changed.first, changed.second);
   // changed points into both trees: compared before the older one goes.
   const bool only = differs_only_in_bytes(odb_, changed.first, changed.second, source, true);
   held_ = std::move(next);
-  held_id_ = read_id;
+  held_id_ = after;
   return only;
 }
 

@@ -63,8 +63,7 @@ class RawTreeComparer {
   RawTreeComparer& operator=(const RawTreeComparer&) = delete;
 
   /// Whether two `raw` trees (zero: none) differ in source's directory alone; false on any
-  /// doubt (the caller then runs raw_diff). Cheapest along a chain walked either way: before
-  /// the last call's after (oldest first), or after the last call's before (newest first).
+  /// doubt (the caller then runs raw_diff). Cheapest when before is the last call's after.
   bool differs_only_in(const git_oid& before, const git_oid& after, std::string_view source);
 
  private:
