@@ -8,11 +8,12 @@
 // wrong with it (killed, a read error, a short answer), the parent indexes that half itself,
 // so the answer never depends on the child.
 //
-// fork() is used only when the process has one thread: a lock held by another thread at the
-// fork (malloc's, libgit2's) would never be released in the child.
+// fork() is used only when the process has one thread (a lock held by another thread at the
+// fork, malloc's or libgit2's, would never be released in the child) and two CPUs or more.
 
 #include "store/source_index_split.h"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -171,7 +172,11 @@ std::optional<std::string> read_whole(int fd) {
   }
 }
 
-bool one_thread() {
+// Whether a child may be forked: this process has one thread, and may run on two CPUs or
+// more (on one, the child would only add its own start to the same CPU's work).
+bool may_fork() {
+  cpu_set_t cpus;
+  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2) return false;
   std::error_code ec;
   std::size_t threads = 0;
   for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
@@ -219,7 +224,7 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
                                           std::span<const Step> steps) {
   using Answer = std::optional<Touched>;
   if (split_min_steps == 0 || steps.size() < std::max<std::size_t>(split_min_steps, 2) ||
-      !one_thread())
+      !may_fork())
     return touched_here(repo, before, steps);
   const std::size_t half = steps.size() / 2;
   const auto older = steps.first(half);
@@ -460,7 +465,7 @@ void SplitWalk::add(Step step) {
       shared_->published.store(static_cast<std::uint32_t>(n), std::memory_order_release);
     }
   } else if (split_min_steps > 0 && n == std::max<std::size_t>(split_min_steps, 2) &&
-             n <= capacity_ && capacity_ < kNotStarted && one_thread()) {
+             n <= capacity_ && capacity_ < kNotStarted && may_fork()) {
     start_child();
   }
 }

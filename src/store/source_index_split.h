@@ -29,18 +29,18 @@ using Touched = std::vector<std::vector<std::string>>;
 /// What each of steps (oldest first, each the first-parent child of the one before; the
 /// first one's parent has the roots before) touched. nullopt when a name cannot be stored
 /// (longer than kMaxFileName escaped): the index declines. A run of at least
-/// split_min_steps steps in a process with one thread is split in two at its middle, the
-/// older half indexed by a forked child; the answer is the one a single process gives, and
-/// the parent indexes the child's half itself when the child fails in any way.
+/// split_min_steps steps in a process with one thread, on two CPUs or more, is split in two at its
+/// middle, the older half indexed by a forked child; the answer is the one a single process gives,
+/// and the parent indexes the child's half itself when the child fails in any way.
 Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& before,
                                           std::span<const Step> steps);
 
 /// What each step of a walk touched, computed while the walk goes on: the steps are added
-/// newest first, and once split_min_steps of them are known (in a process with one thread)
-/// a forked child compares their trees, a claim of them at a time from the newest, as they come,
-/// while this process goes on walking; when the walk is over this process takes the oldest steps,
-/// until the two meet. The answer is the one touched_here gives, whatever the child does (its part
-/// is redone here when it fails in any way).
+/// newest first, and once split_min_steps of them are known (in a process with one thread, on two
+/// CPUs or more) a forked child compares their trees, a claim of them at a time from the newest, as
+/// they come, while this process goes on walking; when the walk is over this process takes the
+/// oldest steps, until the two meet. The answer is the one touched_here gives, whatever the child
+/// does (its part is redone here when it fails in any way).
 class SplitWalk {
  public:
   /// Up to capacity steps, read from repo.

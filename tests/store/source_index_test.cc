@@ -2,6 +2,7 @@
 // `git log --format=%H -- raw/NAME/` does, after polls, a user's reset and own commits, and
 // whatever happens to its files; and it holds, per source, as many records as git counts.
 
+#include <sched.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -598,6 +599,12 @@ void forge_and_edit(const std::string& dir, const std::string& tag) {
   user_commit(dir, "raw/beta/response.xml", "<rss>by hand " + tag + "</rss>", "edit " + tag);
 }
 
+// Whether this process may run on two CPUs: touched_by forks no child on one.
+bool two_cpus() {
+  cpu_set_t cpus;
+  return ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+}
+
 // Sets how touched_by splits for one scope.
 struct Split {
   Split(std::size_t min_steps, bool child_fails)
@@ -643,7 +650,7 @@ TEST_CASE(
     fs::remove_all(index);
     const std::size_t runs = source_index::split_runs;
     check_agrees(dir);
-    CHECK(source_index::split_runs > runs);
+    if (two_cpus()) CHECK(source_index::split_runs > runs);
     CHECK(index_files(dir) == alone);
     // Every child was reaped: none is left holding the archive lock's descriptor.
     errno = 0;
@@ -658,7 +665,7 @@ TEST_CASE(
     const std::size_t runs = source_index::split_runs;
     check_agrees(dir);
     source_index::catch_up_chunk = saved;
-    CHECK(source_index::split_runs >= runs + 10);
+    if (two_cpus()) CHECK(source_index::split_runs >= runs + 10);
     CHECK(index_files(dir) == alone);
   }
   SECTION("a child that fails leaves its half to the parent") {
