@@ -12,22 +12,17 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "feeddiff/core.h"
 #include "store/git_handles.h"
 #include "store/source_index_files.h"
+#include "store/source_index_split.h"
 #include "store/source_index_touched.h"
 
 namespace feeddiff::source_index {
 
 namespace {
-
-// A commit of the first-parent chain, as the backward walk saw it.
-struct Seen {
-  git_oid id{};
-  Roots roots;         // the `raw` and `articles` subtrees' ids, zero where there is none
-  std::string source;  // set when it is a version commit feeddiff wrote
-};
 
 // The first-parent chain from head back to the tip (not included), or to the root when there
 // is no tip or the tip is not on it, as a catch-up walks it first: newest first, keeping only
@@ -39,13 +34,15 @@ struct Chain {
   std::vector<git_oid> marks;  // the commits at 0, chunk, 2 chunk, ... back from head
   Roots before_first;          // the tip's roots (zero for a rebuild: the root has none)
   // The newest chunk, newest first, as the scan read it: the last chunk indexed is not read
-  // again (a catch-up of up to a chunk of commits reads each once).
-  std::vector<Seen> newest;
+  // again (a catch-up of up to a chunk of commits reads each once), and its trees are
+  // compared as the scan goes on (SplitWalk).
+  std::unique_ptr<SplitWalk> newest;
 };
 
 Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
                    std::size_t chunk) {
   Chain chain;
+  chain.newest = std::make_unique<SplitWalk>(repo, chunk);
   git_oid id = head;
   for (;;) {
     git_commit* c = nullptr;
@@ -62,7 +59,7 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
-    if (chain.count < chunk) chain.newest.push_back({id, roots_of(c), version_source(c)});
+    if (chain.count < chunk) chain.newest->add({id, roots_of(c), version_source(c)});
     ++chain.count;
     if (parents == 0) return chain;
     id = *git_commit_parent_id(c, 0);
@@ -82,52 +79,37 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
     return true;
   }
   Roots previous = chain.before_first;
-  git_odb* odb = nullptr;
-  if (git_repository_odb(&odb, repo) != 0) return git::last_error("opening the object database");
-  git::OdbPtr odb_owned(odb);
-  RawTreeComparer comparer(odb);
   std::uint32_t depth = base_depth;
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
     const std::size_t size = std::min(chunk, chain.count - j * chunk);
-    std::vector<Seen> seen;  // newest first
-    if (j == 0) seen = std::move(chain.newest);
-    seen.reserve(size);
-    git_oid id = chain.marks[j];
-    for (std::size_t k = seen.size(); k < size; ++k) {
-      git_commit* c = nullptr;
-      if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-      git::CommitPtr owned(c);
-      seen.push_back({id, roots_of(c), version_source(c)});
-      if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+    std::vector<Step> seen;  // newest first, until reversed below
+    Result<std::optional<Touched>> touched = std::optional<Touched>{};
+    if (j == 0) {
+      // Its trees have been compared since the scan read it.
+      touched = chain.newest->finish(previous);
+      seen = std::move(chain.newest->steps());
+      std::reverse(seen.begin(), seen.end());
+    } else {
+      seen.reserve(size);
+      git_oid id = chain.marks[j];
+      for (std::size_t k = 0; k < size; ++k) {
+        git_commit* c = nullptr;
+        if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
+        git::CommitPtr owned(c);
+        seen.push_back({id, roots_of(c), version_source(c)});
+        if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+      }
+      std::reverse(seen.begin(), seen.end());
+      touched = touched_by(repo, previous, seen);
     }
+    if (!touched) return touched.error();
+    if (!*touched) return false;
     Pending p;
     p.base_depth = depth;
-    for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
-      std::vector<std::string> names;
-      if (!git_oid_equal(&previous.raw, &it->roots.raw)) {
-        const bool believed = !it->source.empty() &&
-                              comparer.differs_only_in(previous.raw, it->roots.raw, it->source);
-        if (believed) {
-          names.push_back(it->source);
-        } else {
-          auto diff = raw_diff(repo, previous.raw, it->roots.raw);
-          if (!diff) return diff.error();
-          names = std::move(*diff);
-        }
-      }
-      if (!git_oid_equal(&previous.articles, &it->roots.articles)) {
-        auto diff = articles_diff(repo, previous.articles, it->roots.articles);
-        if (!diff) return diff.error();
-        names.insert(names.end(), diff->begin(), diff->end());
-      }
-      for (auto& n : names) {
-        n = escape(n);
-        if (n.size() > kMaxFileName) return false;
-      }
-      p.ids.push_back(it->id);
-      p.touched.push_back(std::move(names));
-      previous = it->roots;
-    }
+    p.ids.reserve(size);
+    for (const Step& step : seen) p.ids.push_back(step.id);
+    p.touched = std::move(**touched);
+    previous = seen.back().roots;
     depth += static_cast<std::uint32_t>(size);
     if (auto ok = sink(p); !ok) return ok.error();
   }

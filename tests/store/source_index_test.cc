@@ -2,7 +2,11 @@
 // `git log --format=%H -- raw/NAME/` does, after polls, a user's reset and own commits, and
 // whatever happens to its files; and it holds, per source, as many records as git counts.
 
+#include <sched.h>
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +16,7 @@
 
 #include "feeddiff/store.h"
 #include "store/source_index.h"
+#include "store/source_index_split.h"
 #include "store/store_helpers.h"
 #include "support/process.h"
 
@@ -577,4 +582,98 @@ TEST_CASE("changed_only_source agrees with git diff on every commit, and sees th
   auto claim = archive->changed_only_source(forged, "gamma");
   REQUIRE(claim);
   CHECK_FALSE(*claim);
+}
+
+namespace {
+
+// A forged version commit (feeddiff's identity and gamma's poll title, rewriting alpha too)
+// and a user's commit of beta, on top of dir's history.
+void forge_and_edit(const std::string& dir, const std::string& tag) {
+  fs::create_directories(dir + "/raw/gamma");
+  fs::create_directories(dir + "/raw/alpha");
+  spit(dir + "/raw/gamma/response.xml", "<rss>forged " + tag + "</rss>");
+  spit(dir + "/raw/alpha/response.xml", "<rss>slipped in " + tag + "</rss>");
+  git_out(dir, {"add", "-A", "raw"});
+  git_out(dir, {"-c", "user.name=feeddiff", "-c", "user.email=feeddiff@localhost", "commit", "-q",
+                "-m", "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma"});
+  user_commit(dir, "raw/beta/response.xml", "<rss>by hand " + tag + "</rss>", "edit " + tag);
+}
+
+// Whether this process may run on two CPUs: touched_by forks no child on one.
+bool two_cpus() {
+  cpu_set_t cpus;
+  return ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+}
+
+// Sets how touched_by splits for one scope.
+struct Split {
+  Split(std::size_t min_steps, bool child_fails)
+      : saved_min(source_index::split_min_steps), saved_fails(source_index::split_child_fails) {
+    source_index::split_min_steps = min_steps;
+    source_index::split_child_fails = child_fails;
+  }
+  ~Split() {
+    source_index::split_min_steps = saved_min;
+    source_index::split_child_fails = saved_fails;
+  }
+  std::size_t saved_min;
+  bool saved_fails;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a source index rebuilt by two processes is byte for byte the one rebuilt by one, "
+    "with a forged and a user's commit in each half",
+    "[store][index]") {
+  const std::string dir = random_archive("index-split", 23, 60);
+  forge_and_edit(dir, "older");
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(24);
+    random_history(*archive, rng, 60);
+  }
+  forge_and_edit(dir, "newer");
+  const std::string index = dir + "/.git/feeddiff/index";
+  std::map<std::string, std::string> alone;
+  {
+    const Split never(0, false);
+    fs::remove_all(index);
+    const std::size_t runs = source_index::split_runs;
+    check_agrees(dir);
+    CHECK(source_index::split_runs == runs);
+    alone = index_files(dir);
+  }
+  SECTION("split in two") {
+    const Split always(2, false);
+    fs::remove_all(index);
+    const std::size_t runs = source_index::split_runs;
+    check_agrees(dir);
+    if (two_cpus()) CHECK(source_index::split_runs > runs);
+    CHECK(index_files(dir) == alone);
+    // Every child was reaped: none is left holding the archive lock's descriptor.
+    errno = 0;
+    CHECK(::waitpid(-1, nullptr, WNOHANG) == -1);
+    CHECK(errno == ECHILD);
+  }
+  SECTION("split in two, each chunk of nine") {
+    const Split always(2, false);
+    const std::size_t saved = source_index::catch_up_chunk;
+    source_index::catch_up_chunk = 9;
+    fs::remove_all(index);
+    const std::size_t runs = source_index::split_runs;
+    check_agrees(dir);
+    source_index::catch_up_chunk = saved;
+    if (two_cpus()) CHECK(source_index::split_runs >= runs + 10);
+    CHECK(index_files(dir) == alone);
+  }
+  SECTION("a child that fails leaves its half to the parent") {
+    const Split failing(2, true);
+    fs::remove_all(index);
+    const std::size_t runs = source_index::split_runs;
+    check_agrees(dir);
+    CHECK(source_index::split_runs == runs);
+    CHECK(index_files(dir) == alone);
+  }
 }
