@@ -46,11 +46,14 @@ namespace {
 // Renders one change page (and copies the raw artifact beside it); fills in what the pages
 // list about it.
 // versions, when given, is the source's (else its versions are read for this change).
+// feed_entry: whether to keep its entry for the source's feed (not for a change that 50 later
+// ones of its source push out of the feed before it is written; source_feed makes a missing
+// one from the archive, should a reset bring it back).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
                                  SourceVersions* versions,
-                                 const std::map<std::string, std::string>& urls,
-                                 SiteSearch& search) {
+                                 const std::map<std::string, std::string>& urls, SiteSearch& search,
+                                 bool feed_entry = true) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   if (auto commit = archive.resolve(id);
@@ -82,14 +85,14 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                  : std::string();
     };
   }
+  const fs::path raw_dir = top / "raw" / commit.id;
+  std::error_code ec;
+  const fs::file_status raw_status = fs::symlink_status(raw_dir, ec);
   if (view.path_status != "deleted" && raw_name) {
     links.raw = "../raw/" + commit.id + "/" + *raw_name;
     // A raw/ID that is a link (out of the site, say) is the site's own name for something
     // else: the link goes, not what it leads to, and the copy gets a directory of its own.
-    const fs::path raw_dir = top / "raw" / commit.id;
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(raw_dir, ec)) && strictly_inside(top, raw_dir))
-      fs::remove(raw_dir, ec);
+    if (fs::is_symlink(raw_status) && strictly_inside(top, raw_dir)) fs::remove(raw_dir, ec);
     if (!strictly_inside(top, raw_dir / *raw_name))
       return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
                                          raw_dir.string(), top.string())};
@@ -98,7 +101,9 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   } else if (view.path_status != "deleted" && writes.refused++ == 0) {
     writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
-  remove_other_raw(top, commit.id, raw_name.value_or(""));
+  // A raw/ID made just now holds nothing else (a first build makes them all).
+  if (raw_status.type() != fs::file_type::not_found)
+    remove_other_raw(top, commit.id, raw_name.value_or(""));
   if (versions && check_source_name(view.source)) {
     const auto url = urls.find(view.source);
     links.memento =
@@ -109,7 +114,8 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   render.max_line_chars = options.max_line_chars;
   if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
     return ok.error();
-  if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
+  if (feed_entry)
+    if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
   ++writes.rendered;
   return out;
 }
@@ -320,7 +326,8 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
   }
   for (const auto& [source, positions] : by_source) {
     auto versions = SourceVersions::load(archive_, source);
-    for (const std::uint32_t i : positions) {
+    for (std::size_t n = 0; n < positions.size(); ++n) {
+      const std::uint32_t i = positions[n];
       if (at[i] != kInOrder) {
         if (auto ok =
                 search_->collect_commit(archive_, to_hex(ids[i]), versions ? &*versions : nullptr);
@@ -328,7 +335,8 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
           return ok;
       } else {
         auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
-                                      versions ? &*versions : nullptr, urls_, *search_);
+                                      versions ? &*versions : nullptr, urls_, *search_,
+                                      positions.size() - n <= kSourceFeedEntries);
         if (!rendered) return rendered.error();
         if (rendered->id.empty()) continue;
         auto put = rows.put(row_line(*rendered));
