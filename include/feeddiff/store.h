@@ -357,6 +357,9 @@ class Archive {
   // The commits the source index lists under key (a source, or "articles/NAME"); nullopt
   // when it cannot answer.
   std::optional<std::vector<CommitInfo>> indexed_log(std::string_view key, std::size_t limit) const;
+  // source_changes read from git, without its memory of the last answers.
+  Result<std::vector<PathChange>> source_changes_read(std::string_view commit_id,
+                                                      std::string_view name) const;
   std::unique_ptr<Impl> impl_;
 };
 

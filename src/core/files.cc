@@ -98,6 +98,35 @@ Status write_file_replace(const std::string& path, std::string_view content) {
   return write_atomic(path, content, 0644, false);
 }
 
+Status write_file_new(const std::string& path, std::string_view content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      return Error{Errc::exists, fmt::format("cannot create {}: it exists", path)};
+    if (errno == ENOENT)
+      return Error{Errc::not_found, fmt::format("cannot create {}: no such directory", path)};
+    return io_error("cannot create", path);
+  }
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      auto e = io_error("cannot write", path);
+      ::close(fd);
+      ::unlink(path.c_str());
+      return e;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    auto e = io_error("cannot close", path);
+    ::unlink(path.c_str());
+    return e;
+  }
+  return Ok{};
+}
+
 Status sync_filesystem(const std::string& path) {
   // One syncfs for the thousands of files a site run writes: an fsync per file and per
   // directory was an eighth of a first build's time.

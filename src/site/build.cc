@@ -29,6 +29,7 @@
 #include "site/site_edits.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
+#include "site/site_histories.h"
 #include "site/site_history.h"
 #include "site/site_items.h"
 #include "site/site_memento.h"
@@ -45,11 +46,14 @@ namespace {
 // Renders one change page (and copies the raw artifact beside it); fills in what the pages
 // list about it.
 // versions, when given, is the source's (else its versions are read for this change).
+// feed_entry: whether to keep its entry for the source's feed (not for a change that 50 later
+// ones of its source push out of the feed before it is written; source_feed makes a missing
+// one from the archive, should a reset bring it back).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
                                  SourceVersions* versions,
-                                 const std::map<std::string, std::string>& urls,
-                                 SiteSearch& search) {
+                                 const std::map<std::string, std::string>& urls, SiteSearch& search,
+                                 bool feed_entry = true) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   if (auto commit = archive.resolve(id);
@@ -81,14 +85,14 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                  : std::string();
     };
   }
+  const fs::path raw_dir = top / "raw" / commit.id;
+  std::error_code ec;
+  const fs::file_status raw_status = fs::symlink_status(raw_dir, ec);
   if (view.path_status != "deleted" && raw_name) {
     links.raw = "../raw/" + commit.id + "/" + *raw_name;
     // A raw/ID that is a link (out of the site, say) is the site's own name for something
     // else: the link goes, not what it leads to, and the copy gets a directory of its own.
-    const fs::path raw_dir = top / "raw" / commit.id;
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(raw_dir, ec)) && strictly_inside(top, raw_dir))
-      fs::remove(raw_dir, ec);
+    if (fs::is_symlink(raw_status) && strictly_inside(top, raw_dir)) fs::remove(raw_dir, ec);
     if (!strictly_inside(top, raw_dir / *raw_name))
       return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
                                          raw_dir.string(), top.string())};
@@ -97,7 +101,9 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   } else if (view.path_status != "deleted" && writes.refused++ == 0) {
     writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
-  remove_other_raw(top, commit.id, raw_name.value_or(""));
+  // A raw/ID made just now holds nothing else (a first build makes them all).
+  if (raw_status.type() != fs::file_type::not_found)
+    remove_other_raw(top, commit.id, raw_name.value_or(""));
   if (versions && check_source_name(view.source)) {
     const auto url = urls.find(view.source);
     links.memento =
@@ -108,128 +114,16 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   render.max_line_chars = options.max_line_chars;
   if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
     return ok.error();
-  if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
+  if (feed_entry)
+    if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
   ++writes.rendered;
   return out;
 }
 
-// The history lists: the archive's ("") and each source's, cut into pages. A change goes to
-// a position of a list; the page it lands on is kept in memory until it is full (then its
-// HTML is written, once) or the run ends; rows beyond kOpenRowsCap go to their files early.
-class Histories {
- public:
-  Histories(fs::path top, Writes& writes) : top_(std::move(top)), writes_(writes) {}
-
-  // Appends the change at position (0 for a list's first change) of the list.
-  Status append(const std::string& list, std::size_t position, const SiteChange& change) {
-    const std::size_t number = position / kSitePageSize + 1;
-    auto it = open_.find(list);
-    if (it != open_.end() && it->second.number != number) {
-      if (auto ok = spill(list, it->second); !ok) return ok;
-      open_rows_ -= it->second.rows.size();
-      open_.erase(it);
-      it = open_.end();
-    }
-    if (it == open_.end()) {
-      Page page{number, load_rows(rows_path(list, number), writes_)};
-      // Rows at or beyond this position came from a run that did not finish.
-      if (page.rows.size() > position % kSitePageSize) page.rows.resize(position % kSitePageSize);
-      open_rows_ += page.rows.size();
-      it = open_.emplace(list, std::move(page)).first;
-    }
-    it->second.rows.push_back(change);
-    ++open_rows_;
-    if (it->second.rows.size() == kSitePageSize) {
-      if (auto ok = write(list, it->second); !ok) return ok;
-      pending_.erase({list, number});
-      open_rows_ -= it->second.rows.size();
-      open_.erase(it);
-    } else if (open_rows_ > kOpenRowsCap) {
-      for (auto& [name, page] : open_)
-        if (auto ok = spill(name, page); !ok) return ok;
-      open_.clear();
-      open_rows_ = 0;
-    }
-    return Ok{};
-  }
-
-  // Writes every page not yet full that this run changed.
-  Status finish() {
-    for (auto& [list, page] : open_) {
-      if (auto ok = write(list, page); !ok) return ok;
-      pending_.erase({list, page.number});
-    }
-    open_.clear();
-    open_rows_ = 0;
-    for (const auto& [list, number] : pending_) {
-      Page page{number, load_rows(rows_path(list, number), writes_)};
-      if (auto ok = write(list, page); !ok) return ok;
-    }
-    pending_.clear();
-    return Ok{};
-  }
-
-  // The newest n changes of a list of count changes, newest first (after finish).
-  std::vector<SiteChange> newest(const std::string& list, std::size_t count, std::size_t n) {
-    std::vector<SiteChange> out;
-    for (std::size_t number = pages(count); number >= 1 && out.size() < n; --number) {
-      std::vector<SiteChange> rows = load_rows(rows_path(list, number), writes_);
-      for (auto row = rows.rbegin(); row != rows.rend() && out.size() < n; ++row)
-        out.push_back(std::move(*row));
-    }
-    return out;
-  }
-
-  static std::size_t pages(std::size_t count) {
-    return (count + kSitePageSize - 1) / kSitePageSize;
-  }
-
-  fs::path rows_path(const std::string& list, std::size_t number) const {
-    const fs::path dir =
-        list.empty() ? top_ / kStateDir / "history" : top_ / kStateDir / "sources" / list;
-    return dir / fmt::format("{}.tsv", number);
-  }
-
- private:
-  struct Page {
-    std::size_t number = 1;
-    std::vector<SiteChange> rows;  // oldest first
-  };
-
-  // The page's rows to their file; its HTML waits for the end of the run.
-  Status spill(const std::string& list, const Page& page) {
-    pending_.insert({list, page.number});
-    return write_rows(list, page);
-  }
-
-  Status write_rows(const std::string& list, const Page& page) {
-    std::string text;
-    for (const SiteChange& c : page.rows) text += row_text(c);
-    Writes not_counted;
-    return write_if_changed(rows_path(list, page.number), text, not_counted);
-  }
-
-  Status write(const std::string& list, const Page& page) {
-    if (auto ok = write_rows(list, page); !ok) return ok;
-    SiteHistoryPage html;
-    html.source = list;
-    html.number = page.number;
-    html.changes.assign(page.rows.rbegin(), page.rows.rend());
-    const fs::path path = list.empty()
-                              ? top_ / "history" / fmt::format("{}.html", page.number)
-                              : top_ / "sources" / list / fmt::format("{}.html", page.number);
-    return write_if_changed(path, render_history_page(html), writes_);
-  }
-
-  fs::path top_;
-  Writes& writes_;
-  std::map<std::string, Page> open_;
-  std::size_t open_rows_ = 0;
-  std::set<std::pair<std::string, std::size_t>> pending_;  // spilled, HTML not yet written
-};
-
 // Per commit of a round: rendered in order, not from the row spool.
 constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
+// Per commit of a round: the search index kept its documents from the last build.
+constexpr std::uint64_t kIndexed = kInOrder - 1;
 
 // One run of build_site: its steps share the site's state, what the run wrote and the
 // history lists.
@@ -244,8 +138,8 @@ class SiteBuild {
   Status walk(CommitSpool& fresh);
   void start_over();
   Status render_rounds(CommitSpool& fresh, const fs::path& work);
-  Status render_round(const std::vector<Oid>& ids, RowSpool& rows, OldRows& old_rows, bool& reusing,
-                      const fs::path& work);
+  Status render_round(const std::vector<Oid>& ids, std::size_t first, RowSpool& rows,
+                      OldRows& old_rows, bool& reusing, const fs::path& work);
   Status list_round(const std::vector<Oid>& ids, RowSpool& rows,
                     const std::vector<std::uint64_t>& at, const std::vector<std::uint64_t>& found,
                     const fs::path& work);
@@ -276,6 +170,7 @@ class SiteBuild {
   // Each configured source's feed URL, redacted: the change pages' rel="original".
   std::map<std::string, std::string> urls_;
   std::optional<SiteSearch> search_;  // the search index (site_search.h)
+  std::size_t covered_ = 0;           // commits of the walk, oldest first, it holds already
 };
 
 Result<SiteReport> SiteBuild::run() {
@@ -306,6 +201,11 @@ Result<SiteReport> SiteBuild::run() {
   auto search = SiteSearch::open(top_, work, options_.search_segment, rebuild_, writes_);
   if (!search) return search.error();
   search_.emplace(std::move(*search));
+  if (rebuild_ && reuse_pages_) {
+    auto kept = search_->keep_shared(old_state_, *fresh);
+    if (!kept) return kept.error();
+    covered_ = *kept;
+  }
   if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
   state_.tip = head_;
   if (rebuild_)
@@ -389,28 +289,30 @@ Status SiteBuild::render_rounds(CommitSpool& fresh, const fs::path& work) {
   for (std::size_t begin = 0; begin < fresh.size(); begin += round) {
     auto ids = fresh.oldest(begin, begin + round);
     if (!ids) return ids.error();
-    if (auto ok = render_round(*ids, *rows, old_rows, reusing, work); !ok) return ok;
+    if (auto ok = render_round(*ids, begin, *rows, old_rows, reusing, work); !ok) return ok;
   }
   return histories_.finish();
 }
 
 // Renders a round's change pages (or re-uses those of the old rows), source by source.
-Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldRows& old_rows,
-                               bool& reusing, const fs::path& work) {
+Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, RowSpool& rows,
+                               OldRows& old_rows, bool& reusing, const fs::path& work) {
   if (auto ok = rows.clear(); !ok) return ok.error();
   // Per commit of the round: where its row is in the spool, or that it is rendered below.
   std::vector<std::uint64_t> at(ids.size(), kInOrder), found(ids.size(), kInOrder);
   std::map<std::string, std::vector<std::uint32_t>> by_source;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string id = to_hex(ids[i]);
+    if (first + i < covered_) found[i] = kIndexed;
     if (reusing) {
       auto old = old_rows.next();
       if (old && old->id == id && fs::exists(top_ / old->href)) {
         auto put = rows.put(row_line(*old));
         if (!put) return put.error();
         at[i] = *put;
-        // Its page stays; its documents are read with its source's (the index is rebuilt).
-        if (check_source_name(old->source)) by_source[old->source].push_back(i);
+        // Its page stays; its documents are read with its source's unless the index kept them.
+        if (check_source_name(old->source) && found[i] != kIndexed)
+          by_source[old->source].push_back(i);
         continue;
       }
       reusing = false;
@@ -424,7 +326,8 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
   }
   for (const auto& [source, positions] : by_source) {
     auto versions = SourceVersions::load(archive_, source);
-    for (const std::uint32_t i : positions) {
+    for (std::size_t n = 0; n < positions.size(); ++n) {
+      const std::uint32_t i = positions[n];
       if (at[i] != kInOrder) {
         if (auto ok =
                 search_->collect_commit(archive_, to_hex(ids[i]), versions ? &*versions : nullptr);
@@ -432,13 +335,15 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, RowSpool& rows, OldR
           return ok;
       } else {
         auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
-                                      versions ? &*versions : nullptr, urls_, *search_);
+                                      versions ? &*versions : nullptr, urls_, *search_,
+                                      positions.size() - n <= kSourceFeedEntries);
         if (!rendered) return rendered.error();
         if (rendered->id.empty()) continue;
         auto put = rows.put(row_line(*rendered));
         if (!put) return put.error();
         at[i] = *put;
       }
+      if (found[i] == kIndexed) continue;
       auto spooled = search_->spool();
       if (!spooled) return spooled.error();
       found[i] = *spooled;
@@ -471,7 +376,9 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
       if (found[i] == kInOrder)
         if (auto ok = search_->collect_commit(archive_, change->id, nullptr); !ok) return ok;
     }
-    auto indexed = found[i] == kInOrder ? search_->index_last() : search_->index(found[i]);
+    auto indexed = found[i] == kIndexed   ? Status(Ok{})
+                   : found[i] == kInOrder ? search_->index_last()
+                                          : search_->index(found[i]);
     if (!indexed) return indexed;
     if (auto ok = histories_.append("", state_.changes++, *change); !ok) return ok.error();
     SourceRow& source = state_.sources[change->source];

@@ -156,9 +156,24 @@ std::optional<SiteChange> OldRows::next() {
 }
 
 Status write_if_changed(const fs::path& path, std::string_view content, Writes& writes) {
-  if (auto old = read_file(path.string()); old && *old == content) {
+  auto old = read_file(path.string());
+  if (old && *old == content) {
     ++writes.unchanged;
     return Ok{};
+  }
+  // A page that is not there yet (most of a first build's) is written in place: no reader
+  // links it before this run's lists do, and a run killed before its state is saved writes
+  // it again. Its directory is made only when the file cannot be (no stat of it first).
+  if (!old && old.error().code == Errc::not_found) {
+    auto made = write_file_new(path.string(), content);
+    if (!made && made.error().code == Errc::not_found) {
+      if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
+      made = write_file_new(path.string(), content);
+    }
+    if (made) {
+      ++writes.written;
+      return Ok{};
+    }
   }
   if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
   if (auto ok = write_file_replace(path.string(), content); !ok) return ok;

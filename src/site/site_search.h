@@ -52,6 +52,11 @@ class SiteSearch {
                                  const std::filesystem::path& work, std::size_t segment_docs,
                                  bool fresh, Writes& writes);
 
+  /// A rebuild that re-uses pages keeps what the old index holds of the shared history
+  /// (SearchIndex::keep_shared); how many commits of fresh, oldest first, it covers.
+  Result<std::size_t> keep_shared(const std::filesystem::path& old_state, CommitSpool& fresh) {
+    return index_.keep_shared(old_state, fresh, *writes_);
+  }
   /// Counts the documents of a loaded change, kept until the next call.
   void collect(const LoadedChange& change, const std::string& observed);
   /// Loads a change for its documents alone (a page a rebuild re-uses).

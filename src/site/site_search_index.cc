@@ -80,26 +80,174 @@ Result<SearchIndex> SearchIndex::open(const fs::path& top, std::size_t segment_d
   for (std::size_t number : segments_on_disk(top / "search"))
     index.next_ = std::max(index.next_, number + 1);
   if (fresh) return index;
-  auto text = read_file((top / kStateDir / kSearchStateName).string());
-  if (!text) return index;
-  std::istringstream lines(*text);
+  if (auto text = read_file((top / kStateDir / kSearchStateName).string())) index.read_state(*text);
+  return index;
+}
+
+void SearchIndex::read_state(const std::string& text) {
+  std::istringstream lines(text);
   std::string word;
   while (lines >> word) {
     if (word == "next") {
       std::size_t next = 0;
       lines >> next;
-      index.next_ = std::max(index.next_, next);
+      next_ = std::max(next_, next);
     } else if (word == "segment") {
       Segment s;
       int sealed = 0;
       lines >> s.number >> s.level >> s.docs >> sealed;
       s.sealed = sealed != 0;
-      if (lines) index.segments_.push_back(s);
+      if (lines) segments_.push_back(s);
     } else {
       std::getline(lines, word);  // the head, the tip
     }
   }
-  return index;
+}
+
+namespace {
+
+// Reads the new history oldest first, a chunk at a time, to find in it the commits of the old
+// index's documents, which come in the history's order.
+class HistoryCursor {
+ public:
+  explicit HistoryCursor(CommitSpool& fresh) : fresh_(fresh) {}
+
+  // Whether id is at or after the cursor; the cursor then moves past it (else it stays).
+  Result<bool> find(const Oid& id) {
+    const std::size_t start = next_;
+    for (;; ++next_) {
+      if (next_ < begin_ || next_ >= begin_ + chunk_.size()) {
+        if (next_ >= fresh_.size()) {
+          next_ = start;
+          return false;
+        }
+        auto read = fresh_.oldest(next_, std::min(fresh_.size(), next_ + kCursorChunk));
+        if (!read) return read.error();
+        chunk_ = std::move(*read);
+        begin_ = next_;
+      }
+      if (chunk_[next_ - begin_] == id) {
+        ++next_;
+        return true;
+      }
+    }
+  }
+  // How many commits, from the oldest, the cursor has passed.
+  std::size_t position() const { return next_; }
+
+ private:
+  static constexpr std::size_t kCursorChunk = 65'536;
+  CommitSpool& fresh_;
+  std::vector<Oid> chunk_;
+  std::size_t begin_ = 0, next_ = 0;
+};
+
+std::string row_cell(const json& row, std::size_t i) {
+  return row.is_array() && i < row.size() && row[i].is_string() ? row[i].get<std::string>() : "";
+}
+
+}  // namespace
+
+// The old segments' documents are what a fresh build gives for the same commits in the same
+// order (a change's documents depend on it and the source's versions before it): the sealed
+// segments the new history still holds whole stay, file for file, and the segments a fresh
+// build makes from them are these. Only the segment the histories part in is made again, from
+// its own files rather than from the commits (reading a change costs a hundred times its
+// documents' JSON), so the run costs the new commits and one segment, not the history.
+Result<std::size_t> SearchIndex::keep_shared(const fs::path& old_state, CommitSpool& fresh,
+                                             Writes& writes) {
+  auto text = read_file((old_state / kSearchStateName).string());
+  if (!text || !text->starts_with(std::string(kSearchStateHead) + "\n")) return 0;
+  SearchIndex old(top_, segment_docs_);
+  old.read_state(*text);
+  next_ = std::max(next_, old.next_);
+  HistoryCursor history(fresh);
+  for (const Segment& s : old.segments_) {
+    if (s.docs == 0) continue;
+    // A segment's last document names the newest change it holds: when the new history has
+    // that commit, it has every one before it, in the same order.
+    const std::size_t last = s.docs - 1;
+    std::string change;
+    if (auto shard =
+            read_json(dir(s.number) / "d" / fmt::format("{}.json", last / kSearchShardDocs)))
+      change = row_cell(shard->is_array() && shard->size() > last % kSearchShardDocs
+                            ? (*shard)[last % kSearchShardDocs]
+                            : json(),
+                        0);
+    std::error_code ec;
+    if (!s.sealed || !is_commit_id(change) || !fs::is_directory(dir(s.number) / "t", ec))
+      return add_again(s, s.docs, history.position(), fresh, writes);
+    const std::size_t before = history.position();
+    auto found = history.find(to_oid(change));
+    if (!found) return found.error();
+    if (!*found) return add_again(s, s.docs, before, fresh, writes);
+    segments_.push_back(s);
+  }
+  return history.position();
+}
+
+// Adds again, from segment s's files, its documents (of its first `docs`) whose commits the
+// new history has after the first `covered`; returns how many commits the index then covers.
+Result<std::size_t> SearchIndex::add_again(const Segment& s, std::size_t docs, std::size_t covered,
+                                           CommitSpool& fresh, Writes& writes) {
+  HistoryCursor history(fresh);
+  if (covered > 0) {
+    auto skipped = fresh.oldest(covered - 1, covered);
+    if (!skipped) return skipped.error();
+    auto found = history.find(skipped->front());  // a commit of fresh: found at covered - 1
+    if (!found) return found.error();
+  }
+  // Everything is read before anything is added: a file that does not read back leaves the
+  // segment's commits to be read from the archive, as a fresh build would.
+  std::vector<SearchDoc> kept;
+  std::string last_change;
+  for (std::size_t k = 0; k * kSearchShardDocs < docs && kept.size() == k * kSearchShardDocs; ++k) {
+    auto shard = read_json(dir(s.number) / "d" / fmt::format("{}.json", k));
+    if (!shard || !shard->is_array()) return covered;
+    for (std::size_t j = 0; j < shard->size() && k * kSearchShardDocs + j < docs; ++j) {
+      const json& row = (*shard)[j];
+      SearchDoc doc{row_cell(row, 0),
+                    row_cell(row, 1),
+                    row_cell(row, 2),
+                    row_cell(row, 3),
+                    row_cell(row, 4),
+                    {},
+                    {}};
+      if (doc.change != last_change) {
+        if (!is_commit_id(doc.change)) break;
+        auto found = history.find(to_oid(doc.change));
+        if (!found) return found.error();
+        if (!*found) break;
+        last_change = doc.change;
+      }
+      kept.push_back(std::move(doc));
+    }
+    if (kept.size() < std::min(docs, (k + 1) * kSearchShardDocs)) break;
+  }
+  if (kept.empty()) return covered;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir(s.number) / "t", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    auto terms = read_json(it->path());
+    if (!terms || !terms->is_object()) return covered;
+    for (auto& [term, postings] : terms->items())
+      for (const json& p : postings)
+        if (p.is_number_unsigned() && p.get<std::uint64_t>() / 2 < kept.size()) {
+          SearchDoc& doc = kept[p.get<std::uint64_t>() / 2];
+          (p.get<std::uint64_t>() % 2 ? doc.gone : doc.appeared).push_back(term);
+        }
+  }
+  if (ec) return covered;
+  // A change's documents went to the index together: a segment is sealed between changes.
+  std::size_t from = 0;
+  for (std::size_t i = 1; i <= kept.size(); ++i)
+    if (i == kept.size() || kept[i].change != kept[from].change) {
+      std::vector<SearchDoc> change(std::make_move_iterator(kept.begin() + from),
+                                    std::make_move_iterator(kept.begin() + i));
+      if (auto ok = add(std::move(change), writes); !ok) return ok.error();
+      from = i;
+    }
+  return history.position();
 }
 
 fs::path SearchIndex::dir(std::size_t number) const {

@@ -15,6 +15,7 @@
 
 #include "feeddiff/result.h"
 #include "site/site_files.h"
+#include "site/site_work.h"
 
 namespace feeddiff::site {
 
@@ -46,6 +47,14 @@ class SearchIndex {
   static Result<SearchIndex> open(const std::filesystem::path& top, std::size_t segment_docs,
                                   bool fresh);
 
+  /// A rebuild that re-uses the pages takes over the index the state moved aside to
+  /// old_state held: every sealed segment whose documents all came from commits of the new
+  /// history (fresh, oldest first) is kept as it is, and the documents of those commits in the
+  /// next segment (the one the histories part in, or the tail) are added again from its own
+  /// files. Returns how many commits of fresh, from the oldest, the index then covers: their
+  /// documents must not be added again. 0 when the old index cannot be read.
+  Result<std::size_t> keep_shared(const std::filesystem::path& old_state, CommitSpool& fresh,
+                                  Writes& writes);
   /// Appends a change's documents (in the history's order); a tail that fills up is written
   /// and sealed (and merged) at once.
   Status add(std::vector<SearchDoc> docs, Writes& writes);
@@ -72,6 +81,9 @@ class SearchIndex {
   Status seal(Writes& writes);
   Status merge(Writes& writes);
   std::string manifest() const;
+  void read_state(const std::string& text);
+  Result<std::size_t> add_again(const Segment& s, std::size_t docs, std::size_t covered,
+                                CommitSpool& fresh, Writes& writes);
 
   std::filesystem::path top_;
   std::size_t segment_docs_;

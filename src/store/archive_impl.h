@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "feeddiff/store.h"
@@ -34,6 +35,14 @@ struct Archive::Impl {
   std::set<std::string> touched;          // work-tree paths to check out after the move
   std::size_t pending_bytes = 0;          // bytes of those objects
   std::size_t pending_commits = 0;        // commits not yet on the branch
+
+  // source_changes' last answers for full commit ids (a commit never changes): a site build
+  // asks for one change's paths two or three times in a row (the source's versions, the
+  // change's page, its search documents), and each answer reads two raw/ trees, which hold
+  // a thousand entries in an archive of a thousand sources.
+  static constexpr std::size_t kRecentChanges = 8;
+  std::vector<std::pair<std::string, std::vector<PathChange>>> recent_changes;
+  std::size_t next_recent = 0;
 
   // changed_only_source's raw/ trees, the last one read kept for the next call.
   git::OdbPtr compared_odb;

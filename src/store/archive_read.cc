@@ -207,6 +207,31 @@ Result<std::string> Archive::source_dir_at(std::string_view commit_id,
 
 Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_id,
                                                         std::string_view name) const {
+  // A full id names one commit for good; a revision ("HEAD") does not.
+  const bool full_id =
+      commit_id.size() == 40 && std::all_of(commit_id.begin(), commit_id.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      });
+  std::string key;
+  if (full_id) {
+    key.append(commit_id).append(1, '\0').append(name);
+    for (const auto& [k, v] : impl_->recent_changes)
+      if (k == key) return v;
+  }
+  auto out = source_changes_read(commit_id, name);
+  if (full_id && out) {
+    auto& recent = impl_->recent_changes;
+    if (recent.size() < Impl::kRecentChanges)
+      recent.emplace_back(std::move(key), *out);
+    else
+      recent[impl_->next_recent] = {std::move(key), *out};
+    impl_->next_recent = (impl_->next_recent + 1) % Impl::kRecentChanges;
+  }
+  return out;
+}
+
+Result<std::vector<PathChange>> Archive::source_changes_read(std::string_view commit_id,
+                                                             std::string_view name) const {
   git_repository* repo = impl_->repo.get();
   auto commit = lookup_commit(repo, commit_id);
   if (!commit) return commit.error();

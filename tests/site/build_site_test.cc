@@ -5,8 +5,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "feeddiff/core.h"
+#include "feeddiff/render.h"
 #include "feeddiff/site.h"
 #include "support/process.h"
 #include "support/recorded_archive.h"
@@ -70,4 +72,40 @@ TEST_CASE("build_site writes the pages of a small archive, then nothing when not
   CHECK_FALSE(second->full_build);
   CHECK(second->rendered == 0);
   CHECK(second->written == 0);
+}
+
+TEST_CASE("a first build keeps feed entries only for changes its sources' feeds can show",
+          "[site]") {
+  RecordedArchive recorded("site-entries", {"blog"});
+  std::vector<std::string> ids;
+  const std::size_t count = kSourceFeedEntries + 3;
+  for (std::size_t n = 0; n < count; ++n) {
+    ids.push_back(recorded.record("blog",
+                                  "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>"
+                                  "Blog</title>\n<item><guid>g</guid><title>Version " +
+                                      std::to_string(n) + "</title></item>\n</channel></rss>\n"));
+    REQUIRE_FALSE(ids.back().empty());
+  }
+  SiteOptions options;
+  options.dir = make_temp_dir("site-entries-out") + "/public";
+  REQUIRE(build_site(recorded.open(), options));
+  const fs::path entries = fs::path(options.dir) / ".feeddiff-site" / "entries";
+  // Fifty later changes of its source push the oldest three out of the feed for good.
+  for (std::size_t n = 0; n < count; ++n)
+    CHECK(fs::exists(entries / (ids[n] + ".html")) == (n >= 3));
+  const std::string feed = *read_file(options.dir + "/sources/blog/feed.atom");
+  CHECK(feed.find(ids[3]) != std::string::npos);
+  CHECK(feed.find(ids[2]) == std::string::npos);
+
+  // A reset brings them back into the feed: their entries are made from the archive.
+  REQUIRE(run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", ids[count - 6]}).exit_code ==
+          0);
+  REQUIRE(build_site(recorded.open(), options));
+  const std::string after = *read_file(options.dir + "/sources/blog/feed.atom");
+  CHECK(after.find(ids[0]) != std::string::npos);
+  CHECK(fs::exists(entries / (ids[0] + ".html")));
+  SiteOptions fresh = options;
+  fresh.dir = make_temp_dir("site-entries-fresh") + "/public";
+  REQUIRE(build_site(recorded.open(), fresh));
+  CHECK(*read_file(fresh.dir + "/sources/blog/feed.atom") == after);
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "feeddiff/core.h"
 #include "feeddiff/site.h"
 #include "site/search_index_helpers.h"
@@ -64,6 +66,27 @@ std::vector<std::string> record_growing(RecordedArchive& archive, int from, int 
     REQUIRE_FALSE(ids.back().empty());
   }
   return ids;
+}
+
+// Each file of a directory with its inode and modification time: a file written again, even
+// with the same bytes, gets a new inode (a rename) or a new time.
+std::map<std::string, std::pair<ino_t, std::int64_t>> stamps_under(const fs::path& dir) {
+  std::map<std::string, std::pair<ino_t, std::int64_t>> out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    struct stat st {};
+    if (entry.is_regular_file() && ::stat(entry.path().c_str(), &st) == 0)
+      out[fs::relative(entry.path(), dir).string()] = {
+          st.st_ino, std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec};
+  }
+  return out;
+}
+
+// The segments a manifest lists, as (documents, sealed), newest first.
+std::vector<std::pair<std::size_t, bool>> segment_shapes(const std::string& site) {
+  std::vector<std::pair<std::size_t, bool>> out;
+  for (const auto& s : read_json_file(site + "/search/manifest.json").at("segments"))
+    out.emplace_back(s.at("docs").get<std::size_t>(), s.at("sealed").get<bool>());
+  return out;
 }
 
 }  // namespace
@@ -235,6 +258,71 @@ TEST_CASE("after a reset the search index is rebuilt to what a fresh build makes
   CHECK(restored->full_build);
   CHECK(restored->rendered == 0);
   CHECK(index_facts(fresh.dir) == index_facts(options.dir));
+}
+
+TEST_CASE("a reset keeps the search segments both histories share and reads none of their changes",
+          "[site]") {
+  RecordedArchive recorded("site-search-keep", {"blog"});
+  const auto ids = record_growing(recorded, 1, 10);
+  SiteOptions options;
+  options.dir = make_temp_dir("site-search-keep-out") + "/public";
+  options.search_segment = 2;
+  REQUIRE(build_site(recorded.open(), options));
+  // Ten documents: one segment of changes 1 to 8 (four merged), one of changes 9 and 10.
+  const auto manifest = read_json_file(options.dir + "/search/manifest.json");
+  REQUIRE(manifest.at("segments").size() == 2);
+  REQUIRE(manifest.at("segments")[1].at("docs") == 8);
+  const fs::path shared =
+      options.dir + "/search/" + manifest.at("segments")[1].at("dir").get<std::string>();
+  const auto stamps = stamps_under(shared);
+  const auto bytes = files_under(shared);
+  REQUIRE(stamps.size() > 2);
+
+  // Back to change 9, then another version: change 9's document comes back from the files of
+  // the segment the histories part in, the new one from its change; 1 to 8 are not read.
+  REQUIRE(run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", ids[8]}).exit_code == 0);
+  std::vector<SearchItem> items;
+  for (int n = 1; n <= 9; ++n)
+    items.push_back({"g" + std::to_string(n), "Item " + std::to_string(n),
+                     "word" + std::to_string(n) + " common"});
+  items.push_back({"x", "Other", "replacement"});
+  const std::string other = recorded.record("blog", search_rss(items));
+  auto rebuilt = build_site(recorded.open(), options);
+  REQUIRE(rebuilt);
+  CHECK(rebuilt->full_build);
+  CHECK(rebuilt->rendered == 1);
+  CHECK(rebuilt->indexed == 2);
+  CHECK(stamps_under(shared) == stamps);
+  CHECK(files_under(shared) == bytes);
+  const auto all = read_index(options.dir);
+  CHECK(postings_of(all, "word10").empty());
+  REQUIRE(postings_of(all, "word9").size() == 1);
+  CHECK(postings_of(all, "word9")[0].doc.change == ids[8]);
+  REQUIRE(postings_of(all, "replacement").size() == 1);
+  CHECK(postings_of(all, "replacement")[0].doc.change == other);
+
+  SiteOptions fresh = options;
+  fresh.dir = make_temp_dir("site-search-keep-fresh") + "/public";
+  REQUIRE(build_site(recorded.open(), fresh));
+  CHECK(index_facts(fresh.dir) == index_facts(options.dir));
+  CHECK(segment_shapes(fresh.dir) == segment_shapes(options.dir));
+
+  // Back into the merged segment: its first six changes' documents come from its files and
+  // the index has the shape a fresh build gives.
+  REQUIRE(run({"git", "-C", recorded.dir(), "reset", "-q", "--hard", ids[5]}).exit_code == 0);
+  auto deeper = build_site(recorded.open(), options);
+  REQUIRE(deeper);
+  CHECK(deeper->full_build);
+  CHECK(deeper->rendered == 0);
+  CHECK(deeper->indexed == 6);
+  SiteOptions again = options;
+  again.dir = make_temp_dir("site-search-keep-again") + "/public";
+  REQUIRE(build_site(recorded.open(), again));
+  CHECK(index_facts(again.dir) == index_facts(options.dir));
+  CHECK(segment_shapes(again.dir) == segment_shapes(options.dir));
+  CHECK(postings_of(read_index(options.dir), "word7").empty());
+  CHECK(postings_of(read_index(options.dir), "word6").size() == 1);
+  CHECK_FALSE(fs::exists(shared));  // its documents are in new segments; it went
 }
 
 TEST_CASE("a hostile item title is kept in the search index as a JSON string", "[site]") {

@@ -1,0 +1,97 @@
+#include "site/site_histories.h"
+
+#include <fmt/format.h>
+
+namespace feeddiff::site {
+
+namespace fs = std::filesystem;
+
+Status Histories::append(const std::string& list, std::size_t position, const SiteChange& change) {
+  const std::size_t number = position / kSitePageSize + 1;
+  auto it = open_.find(list);
+  if (it != open_.end() && it->second.number != number) {
+    if (auto ok = spill(list, it->second); !ok) return ok;
+    open_rows_ -= it->second.rows.size();
+    open_.erase(it);
+    it = open_.end();
+  }
+  if (it == open_.end()) {
+    Page page{number, load_rows(rows_path(list, number), writes_)};
+    // Rows at or beyond this position came from a run that did not finish.
+    if (page.rows.size() > position % kSitePageSize) page.rows.resize(position % kSitePageSize);
+    open_rows_ += page.rows.size();
+    it = open_.emplace(list, std::move(page)).first;
+  }
+  it->second.rows.push_back(change);
+  ++open_rows_;
+  if (it->second.rows.size() == kSitePageSize) {
+    if (auto ok = write(list, it->second); !ok) return ok;
+    pending_.erase({list, number});
+    open_rows_ -= it->second.rows.size();
+    open_.erase(it);
+  } else if (open_rows_ > kOpenRowsCap) {
+    for (auto& [name, page] : open_)
+      if (auto ok = spill(name, page); !ok) return ok;
+    open_.clear();
+    open_rows_ = 0;
+  }
+  return Ok{};
+}
+
+Status Histories::finish() {
+  for (auto& [list, page] : open_) {
+    if (auto ok = write(list, page); !ok) return ok;
+    pending_.erase({list, page.number});
+  }
+  open_.clear();
+  open_rows_ = 0;
+  for (const auto& [list, number] : pending_) {
+    Page page{number, load_rows(rows_path(list, number), writes_)};
+    if (auto ok = write(list, page); !ok) return ok;
+  }
+  pending_.clear();
+  return Ok{};
+}
+
+std::vector<SiteChange> Histories::newest(const std::string& list, std::size_t count,
+                                          std::size_t n) {
+  std::vector<SiteChange> out;
+  for (std::size_t number = pages(count); number >= 1 && out.size() < n; --number) {
+    std::vector<SiteChange> rows = load_rows(rows_path(list, number), writes_);
+    for (auto row = rows.rbegin(); row != rows.rend() && out.size() < n; ++row)
+      out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+fs::path Histories::rows_path(const std::string& list, std::size_t number) const {
+  const fs::path dir =
+      list.empty() ? top_ / kStateDir / "history" : top_ / kStateDir / "sources" / list;
+  return dir / fmt::format("{}.tsv", number);
+}
+
+Status Histories::spill(const std::string& list, const Page& page) {
+  pending_.insert({list, page.number});
+  return write_rows(list, page);
+}
+
+Status Histories::write_rows(const std::string& list, const Page& page) {
+  std::string text;
+  for (const SiteChange& c : page.rows) text += row_text(c);
+  Writes not_counted;
+  return write_if_changed(rows_path(list, page.number), text, not_counted);
+}
+
+Status Histories::write(const std::string& list, const Page& page) {
+  if (auto ok = write_rows(list, page); !ok) return ok;
+  SiteHistoryPage html;
+  html.source = list;
+  html.number = page.number;
+  html.changes.assign(page.rows.rbegin(), page.rows.rend());
+  const fs::path path = list.empty()
+                            ? top_ / "history" / fmt::format("{}.html", page.number)
+                            : top_ / "sources" / list / fmt::format("{}.html", page.number);
+  return write_if_changed(path, render_history_page(html), writes_);
+}
+
+}  // namespace feeddiff::site

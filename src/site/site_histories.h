@@ -1,0 +1,57 @@
+#pragma once
+// The history lists of the site (the archive's and each source's), cut into pages of
+// kSitePageSize changes numbered from the oldest: a run appends its changes and writes each
+// page it changed once.
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "feeddiff/render.h"
+#include "feeddiff/result.h"
+#include "site/site_files.h"
+
+namespace feeddiff::site {
+
+// A change goes to a position of a list; the page it lands on is kept in memory until it is
+// full (then its HTML is written, once) or the run ends; rows beyond kOpenRowsCap go to their
+// files early.
+class Histories {
+ public:
+  Histories(std::filesystem::path top, Writes& writes) : top_(std::move(top)), writes_(writes) {}
+
+  // Appends the change at position (0 for a list's first change) of the list.
+  Status append(const std::string& list, std::size_t position, const SiteChange& change);
+  // Writes every page not yet full that this run changed.
+  Status finish();
+  // The newest n changes of a list of count changes, newest first (after finish).
+  std::vector<SiteChange> newest(const std::string& list, std::size_t count, std::size_t n);
+
+  static std::size_t pages(std::size_t count) {
+    return (count + kSitePageSize - 1) / kSitePageSize;
+  }
+  std::filesystem::path rows_path(const std::string& list, std::size_t number) const;
+
+ private:
+  struct Page {
+    std::size_t number = 1;
+    std::vector<SiteChange> rows;  // oldest first
+  };
+
+  // The page's rows to their file; its HTML waits for the end of the run.
+  Status spill(const std::string& list, const Page& page);
+  Status write_rows(const std::string& list, const Page& page);
+  Status write(const std::string& list, const Page& page);
+
+  std::filesystem::path top_;
+  Writes& writes_;
+  std::map<std::string, Page> open_;
+  std::size_t open_rows_ = 0;
+  std::set<std::pair<std::string, std::size_t>> pending_;  // spilled, HTML not yet written
+};
+
+}  // namespace feeddiff::site
