@@ -89,6 +89,15 @@ std::vector<std::pair<std::size_t, bool>> segment_shapes(const std::string& site
   return out;
 }
 
+// A fresh build of the same archive into a new directory: what a run must come to.
+std::string fresh_build(RecordedArchive& recorded, const SiteOptions& options,
+                        const std::string& name) {
+  SiteOptions fresh = options;
+  fresh.dir = make_temp_dir(name) + "/public";
+  REQUIRE(build_site(recorded.open(), fresh));
+  return fresh.dir;
+}
+
 }  // namespace
 
 TEST_CASE("an item pulled from a feed posts its words as gone and one that aged out posts none",
@@ -216,10 +225,8 @@ TEST_CASE("a later site run leaves the sealed search segments byte for byte and 
   CHECK(postings_of(all, "common").size() == 11);
 
   // The same archive built at once gives the same index.
-  SiteOptions fresh = options;
-  fresh.dir = make_temp_dir("site-search-seal-fresh") + "/public";
-  REQUIRE(build_site(recorded.open(), fresh));
-  CHECK(index_facts(fresh.dir) == index_facts(options.dir));
+  const std::string fresh = fresh_build(recorded, options, "site-search-seal-fresh");
+  CHECK(index_facts(fresh) == index_facts(options.dir));
 }
 
 TEST_CASE("after a reset the search index is rebuilt to what a fresh build makes", "[site]") {
@@ -244,11 +251,9 @@ TEST_CASE("after a reset the search index is rebuilt to what a fresh build makes
   REQUIRE(postings_of(all, "replacement").size() == 1);
   CHECK(postings_of(all, "replacement")[0].doc.change == other);
 
-  SiteOptions fresh = options;
-  fresh.dir = make_temp_dir("site-search-reset-fresh") + "/public";
-  REQUIRE(build_site(recorded.open(), fresh));
-  CHECK(index_facts(fresh.dir) == index_facts(options.dir));
-  CHECK(read_file(fresh.dir + "/search/manifest.json")->size() ==
+  const std::string fresh = fresh_build(recorded, options, "site-search-reset-fresh");
+  CHECK(index_facts(fresh) == index_facts(options.dir));
+  CHECK(read_file(fresh + "/search/manifest.json")->size() ==
         read_file(options.dir + "/search/manifest.json")->size());
 
   // An index gone missing is rebuilt by the next run, pages re-used.
@@ -257,7 +262,7 @@ TEST_CASE("after a reset the search index is rebuilt to what a fresh build makes
   REQUIRE(restored);
   CHECK(restored->full_build);
   CHECK(restored->rendered == 0);
-  CHECK(index_facts(fresh.dir) == index_facts(options.dir));
+  CHECK(index_facts(fresh) == index_facts(options.dir));
 }
 
 TEST_CASE("a reset keeps the search segments both histories share and reads none of their changes",
@@ -301,11 +306,9 @@ TEST_CASE("a reset keeps the search segments both histories share and reads none
   REQUIRE(postings_of(all, "replacement").size() == 1);
   CHECK(postings_of(all, "replacement")[0].doc.change == other);
 
-  SiteOptions fresh = options;
-  fresh.dir = make_temp_dir("site-search-keep-fresh") + "/public";
-  REQUIRE(build_site(recorded.open(), fresh));
-  CHECK(index_facts(fresh.dir) == index_facts(options.dir));
-  CHECK(segment_shapes(fresh.dir) == segment_shapes(options.dir));
+  const std::string fresh = fresh_build(recorded, options, "site-search-keep-fresh");
+  CHECK(index_facts(fresh) == index_facts(options.dir));
+  CHECK(segment_shapes(fresh) == segment_shapes(options.dir));
 
   // Back into the merged segment: its first six changes' documents come from its files and
   // the index has the shape a fresh build gives.
