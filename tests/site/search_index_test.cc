@@ -84,7 +84,9 @@ std::map<std::string, std::pair<ino_t, std::int64_t>> stamps_under(const fs::pat
 // The segments a manifest lists, as (documents, sealed), newest first.
 std::vector<std::pair<std::size_t, bool>> segment_shapes(const std::string& site) {
   std::vector<std::pair<std::size_t, bool>> out;
-  for (const auto& s : read_json_file(site + "/search/manifest.json").at("segments"))
+  // Held here: a range-for over a member of a temporary would outlive the temporary.
+  const auto manifest = read_json_file(site + "/search/manifest.json");
+  for (const auto& s : manifest.at("segments"))
     out.emplace_back(s.at("docs").get<std::size_t>(), s.at("sealed").get<bool>());
   return out;
 }
