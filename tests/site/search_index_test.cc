@@ -91,6 +91,15 @@ std::vector<std::pair<std::size_t, bool>> segment_shapes(const std::string& site
   return out;
 }
 
+// Options for a site built into a new directory, its search segments sealed at two
+// documents, so that a few changes make several segments.
+SiteOptions small_segments(const std::string& name) {
+  SiteOptions options;
+  options.dir = make_temp_dir(name) + "/public";
+  options.search_segment = 2;
+  return options;
+}
+
 // A fresh build of the same archive into a new directory: what a run must come to.
 std::string fresh_build(RecordedArchive& recorded, const SiteOptions& options,
                         const std::string& name) {
@@ -182,9 +191,7 @@ TEST_CASE("a later site run leaves the sealed search segments byte for byte and 
           "[site]") {
   RecordedArchive recorded("site-search-seal", {"blog"});
   record_growing(recorded, 1, 10);
-  SiteOptions options;
-  options.dir = make_temp_dir("site-search-seal-out") + "/public";
-  options.search_segment = 2;
+  SiteOptions options = small_segments("site-search-seal-out");
   auto built = build_site(recorded.open(), options);
   REQUIRE(built);
   CHECK(built->indexed == 10);
@@ -234,9 +241,7 @@ TEST_CASE("a later site run leaves the sealed search segments byte for byte and 
 TEST_CASE("after a reset the search index is rebuilt to what a fresh build makes", "[site]") {
   RecordedArchive recorded("site-search-reset", {"blog"});
   const auto ids = record_growing(recorded, 1, 6);
-  SiteOptions options;
-  options.dir = make_temp_dir("site-search-reset-out") + "/public";
-  options.search_segment = 2;
+  SiteOptions options = small_segments("site-search-reset-out");
   REQUIRE(build_site(recorded.open(), options));
   REQUIRE_FALSE(postings_of(read_index(options.dir), "word6").empty());
 
@@ -271,9 +276,7 @@ TEST_CASE("a reset keeps the search segments both histories share and reads none
           "[site]") {
   RecordedArchive recorded("site-search-keep", {"blog"});
   const auto ids = record_growing(recorded, 1, 10);
-  SiteOptions options;
-  options.dir = make_temp_dir("site-search-keep-out") + "/public";
-  options.search_segment = 2;
+  SiteOptions options = small_segments("site-search-keep-out");
   REQUIRE(build_site(recorded.open(), options));
   // Ten documents: one segment of changes 1 to 8 (four merged), one of changes 9 and 10.
   const auto manifest = read_json_file(options.dir + "/search/manifest.json");
