@@ -490,10 +490,9 @@ class Poller {
     cosmetic_.clear();
     class_.clear();
     check_ = FeedCheck{};
-    const NormalizeOptions& model_only = kModelOnly;
     const Header* type = r.header("content-type");
     std::optional<Result<Document>> new_doc(ahead ? std::move(ahead->doc)
-                                                  : normalize(r.body, model_only));
+                                                  : normalize(r.body, kModelOnly));
     const std::string blob = ahead ? std::move(ahead->blob) : std::string();
     check_ =
         check_feed(r.body, type ? std::string_view(type->value) : std::string_view(), *new_doc);
@@ -568,7 +567,7 @@ class Poller {
     rules.min_words = ir.min_words;
     if (!restored && (previous || previous_other) && *new_doc) {
       std::optional<Result<Document>> old_doc(
-          normalize(previous ? *previous : *previous_other, model_only));
+          normalize(previous ? *previous : *previous_other, kModelOnly));
       if (*old_doc && is_feed_format((*old_doc)->feed.format)) {
         diff = diff_items((*old_doc)->feed, (*new_doc)->feed, source.ignore, true, rules);
         if (previous) old_blob_path = path;

@@ -236,3 +236,19 @@ TEST_CASE("a blob hashed ahead is stored under the id git gives it and packed li
   CHECK(git_out(dir, {"rev-parse", "HEAD:raw/twin/response.xml"}) ==
         git_out(dir, {"rev-parse", "HEAD:raw/s3/response.xml"}));
 }
+
+#ifndef NDEBUG
+TEST_CASE("in a test build a content id that is not its bytes' id is refused", "[store]") {
+  const std::string dir = make_temp_dir("store-batch-wrong-id");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  REQUIRE(archive->begin_batch());
+  CommitRequest request = source_change("s", "<rss/>");
+  request.files[0].content_id = blob_id("<rss />");
+  auto made = archive->commit(request);
+  REQUIRE_FALSE(made);
+  CHECK(made.error().message.find("content_id") != std::string::npos);
+  REQUIRE(archive->end_batch());
+  CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
+}
+#endif
