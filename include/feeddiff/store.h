@@ -263,6 +263,10 @@ class Archive {
   /// its own on .git/objects (which is why a batch's unflushed objects are not seen).
   /// Errc::not_found when there is no such blob.
   Result<Blob> read_blob(std::string_view blob_id) const;
+  /// A blob's size in bytes, from its object header (nothing inflated but a delta's
+  /// header). Through the archive's own handle, like every call but read_blob: from the
+  /// thread that uses the archive. Errc::not_found when there is no such blob.
+  Result<std::size_t> blob_size(std::string_view blob_id) const;
   /// Commits newest first, those touching a path under path_prefix when it is not empty,
   /// at most limit of them (0: all). A prefix `raw/NAME` is the source's: source_log; a
   /// prefix `articles/NAME` (the source's article versions) is answered from the same index.

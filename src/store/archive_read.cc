@@ -305,6 +305,25 @@ Blob::Blob(std::string bytes) {
   owner_ = std::move(owned);
 }
 
+Result<std::size_t> Archive::blob_size(std::string_view blob_id) const {
+  git_oid id;
+  const std::string hex(blob_id);
+  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
+    return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, impl_->repo.get()) != 0)
+    return git::last_error("opening the object database");
+  git::OdbPtr odb_owned(odb);
+  std::size_t size = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (const int rc = git_odb_read_header(&size, &type, odb, &id); rc != 0)
+    return git::last_error(fmt::format("reading blob {}", blob_id),
+                           rc == GIT_ENOTFOUND ? Errc::not_found : Errc::git);
+  if (type != GIT_OBJECT_BLOB)
+    return Error{Errc::not_found, fmt::format("{} is not a blob", blob_id)};
+  return size;
+}
+
 Result<Blob> Archive::read_blob(std::string_view blob_id) const {
   git_oid id;
   const std::string hex(blob_id);
