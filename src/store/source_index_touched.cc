@@ -374,8 +374,14 @@ class TreeBytes {
         auto it = std::lower_bound(sb.begin() + static_cast<std::ptrdiff_t>(k), sb.end(), at);
         if (it != sb.end() && *it == at) {
           prev_end = at;
-          for (; it != sb.end(); ++it)
-            starts_.push_back(static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(*it) + shift));
+          // About a thousand offsets per tree along a chain of 100,000: one resize and a loop
+          // the compiler vectorizes, not a push_back each (6% of a rebuild).
+          const std::size_t kept = starts_.size();
+          starts_.resize(kept + static_cast<std::size_t>(sb.end() - it));
+          const auto delta = static_cast<std::uint32_t>(shift);  // modulo 2^32: adds shift
+          std::uint32_t* out = starts_.data() + kept;
+          for (const std::uint32_t* in = &*it, *end = sb.data() + sb.size(); in != end; ++in)
+            *out++ = *in + delta;
           changed = {b.substr(from, prev_end - from), data_.substr(from, pos - from)};
           return true;
         }
