@@ -184,3 +184,19 @@ TEST_CASE("a change's class comes from its Change-Class, Item-Summary and Not-A-
   commit.trailers = {{"Change-Class", ""}};
   CHECK_FALSE(class_from_trailers(commit));
 }
+
+TEST_CASE("an object id is read from 40 lowercase hex digits and nothing else", "[changes]") {
+  const std::string hex = "0123456789abcdef0123456789abcdeffedcba98";
+  const auto id = parse_oid(hex);
+  REQUIRE(id);
+  CHECK(to_hex(*id) == hex);
+  CHECK((*id)[0] == 0x01);
+  CHECK((*id)[19] == 0x98);
+  CHECK_FALSE(parse_oid(hex.substr(1)));
+  CHECK_FALSE(parse_oid(hex + "0"));
+  for (const char bad : {'A', 'F', 'g', ' ', '/', ':', '`', '\0', '\xff'}) {
+    std::string s = hex;
+    s[17] = bad;
+    CHECK_FALSE(parse_oid(s));
+  }
+}
