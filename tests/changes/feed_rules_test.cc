@@ -120,3 +120,33 @@ TEST_CASE(
   CHECK(rewritten->ends_with("\nend\n"));
   CHECK(rewritten->find("m\t6\n") != std::string::npos);
 }
+
+TEST_CASE("a source's rules read one at a time from the cache agree with the whole map's",
+          "[changes]") {
+  RecordedArchive recorded("feed-rules-lazy", {"blog"});
+  Archive archive = recorded.open();
+  // The entry the file's blob id names: alpha's block opened twice (both blocks count, as
+  // when the whole map is built), "end" a source like any other, beta with no rules.
+  const std::string text = toml_with_rules(7, false);
+  archive.cache_write("rules/" + blob_id_of(text),
+                      "feeddiff rules 2\ns\talpha\ni\tguid\ns\tbeta\ns\tend\nw\nm\t3\n"
+                      "s\talpha\nf\ttitle\np\nend\n");
+  const auto [commit, blob] = commit_toml(archive, text, *parse_iso8601("2025-03-01T00:00:00Z"));
+  // Asked more times than the one-at-a-time reading serves: both ways answer.
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    const FeedRules alpha = feed_rules(archive, commit, "alpha");
+    CHECK(alpha.ignore == std::vector<std::string>{"guid"});
+    CHECK(alpha.insignificant.fields == std::vector<std::string>{"title"});
+    CHECK(alpha.insignificant.punctuation);
+    CHECK_FALSE(alpha.insignificant.whitespace);
+    const FeedRules end = feed_rules(archive, commit, "end");
+    CHECK(end.insignificant.whitespace);
+    CHECK(end.insignificant.min_words == 3);
+    CHECK(end.ignore.empty());
+    CHECK(configures_source(archive, commit, "beta"));
+    CHECK_FALSE(feed_rules(archive, commit, "beta").insignificant.any());
+    CHECK_FALSE(configures_source(archive, commit, "news"));  // the file's, not the entry's
+    CHECK_FALSE(configures_source(archive, commit, "alph"));
+  }
+}
