@@ -405,13 +405,15 @@ Status Archive::flush() {
   b.pending_commits = 0;
   b.pending_head.reset();
   b.batch_base.reset();
-  update_source_index(repo, b.git_dir);
   return Ok{};
 }
 
 Status Archive::end_batch() {
   if (!impl_->batching) return Ok{};
   Status flushed = flush();
+  // Once per batch rather than per flush: a catch-up pays for its files (one per source it
+  // touched) each time, and a cold poll's two flushes wrote most of them twice.
+  if (flushed) update_source_index(impl_->repo.get(), impl_->git_dir);
   // A fresh repository handle drops the in-memory backend (and anything still in it).
   git_repository* repo = nullptr;
   if (git_repository_open(&repo, impl_->work_dir.c_str()) != 0)
