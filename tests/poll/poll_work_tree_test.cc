@@ -31,6 +31,8 @@ void check_matches_head(const CliArchive& archive) {
   CHECK(archive.git({"status", "--porcelain", "--untracked-files=all"}).out.empty());
   CHECK(archive.git({"diff", "--stat"}).out.empty());
   CHECK(archive.git({"diff", "--cached", "--stat"}).out.empty());
+  // And the objects the commits wrote (spliced trees among them) are what git accepts.
+  CHECK(archive.git({"fsck", "--strict", "--no-dangling"}).exit_code == 0);
   // The index's entries are HEAD's, one for one.
   CHECK(archive.git({"ls-files", "--stage"}).out ==
         archive.git({"ls-tree", "-r", "--format=%(objectmode) %(objectname) 0\t%(path)", "HEAD"})
