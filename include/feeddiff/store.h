@@ -197,9 +197,10 @@ class Archive {
   Status begin_batch();
   /// Writes the batch's objects as one pack (fsync'd), then moves the branch once to the
   /// batch's newest commit (failing if someone else moved it meanwhile), then brings the
-  /// index and work tree in step, then the source index (see log). The batch stays open.
+  /// index and work tree in step. The batch stays open.
   Status flush();
-  /// flush(), then back to writing each commit straight to the branch.
+  /// flush(), then the source index (see log), then back to writing each commit straight
+  /// to the branch.
   Status end_batch();
   /// Bytes of the objects the batch holds in memory (flush when it grows too big).
   std::size_t pending_bytes() const;

@@ -1,6 +1,7 @@
 // The archive: a git repository whose branch gets one commit per recorded change.
 
 #include <fcntl.h>
+#include <git2/sys/commit.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@
 #include "store/git_handles.h"
 #include "store/pack_writer.h"
 #include "store/source_index.h"
+#include "store/tree_splice.h"
 
 namespace feeddiff {
 
@@ -139,6 +141,7 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   }
 
   std::vector<git_tree_update> updates;
+  std::vector<tree_splice::Change> changes;
   for (const auto& file : request.files) {
     git_tree_update update{};
     update.path = file.path.c_str();
@@ -175,9 +178,24 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
       update.action = GIT_TREE_UPDATE_REMOVE;
     }
     updates.push_back(update);
+    changes.push_back({file.path, update.action == GIT_TREE_UPDATE_UPSERT
+                                      ? std::optional<git_oid>(update.id)
+                                      : std::nullopt});
   }
   git_oid tree_id{};
-  if (updates.empty()) {
+  std::optional<tree_splice::Spliced> spliced;
+  if (!updates.empty()) {
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) != 0) return git::last_error("opening the object database");
+    git::OdbPtr odb_owned(odb);
+    auto made = tree_splice::apply(odb, impl_->mempack, base ? git_tree_id(base.get()) : nullptr,
+                                   std::move(changes));
+    if (!made) return made.error();
+    spliced = std::move(*made);
+  }
+  if (spliced) {
+    tree_id = spliced->root;
+  } else if (updates.empty()) {
     if (!base) return std::optional<std::string>{};
     tree_id = *git_tree_id(base.get());
   } else if (base) {
@@ -200,9 +218,6 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   }
   if (base && git_oid_equal(&tree_id, git_tree_id(base.get()))) return std::optional<std::string>{};
 
-  git_tree* tree = nullptr;
-  if (git_tree_lookup(&tree, repo, &tree_id) != 0) return git::last_error("reading the new tree");
-  git::TreePtr tree_owned(tree);
   git_signature *author = nullptr, *committer = nullptr;
   if (git_signature_new(&author, kIdentityName, kIdentityEmail, request.author_time / 1000, 0) != 0)
     return git::last_error("making the author");
@@ -212,17 +227,19 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
     return git::last_error("making the committer");
   git::SignaturePtr committer_owned(committer);
 
-  const git_commit* parents[1] = {*head ? head->value().get() : nullptr};
+  const git_oid* parents[1] = {*head ? git_commit_id(head->value().get()) : nullptr};
   git_oid commit_id{};
   std::vector<std::string> paths;
   for (const auto& file : request.files) paths.push_back(file.path);
 
   if (impl_->batching) {
     // Everything goes to memory; flush() packs it and moves the branch.
-    if (git_commit_create(&commit_id, repo, nullptr, author, committer, "UTF-8",
-                          request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
+    if (git_commit_create_from_ids(&commit_id, repo, nullptr, author, committer, "UTF-8",
+                                   request.message.c_str(), &tree_id, *head ? 1 : 0, parents) != 0)
       return git::last_error("writing the commit");
-    impl_->note_objects(request, tree, commit_id);
+    if (auto ok = impl_->note_objects(request, tree_id, spliced ? &*spliced : nullptr, commit_id);
+        !ok)
+      return ok.error();
     if (!impl_->pending_head && *head) impl_->batch_base = *git_commit_id(head->value().get());
     impl_->pending_head = commit_id;
     impl_->pending_commits += 1;
@@ -237,8 +254,8 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
     return ok.error();
   // The commit first, then the branch, through a lock file and a rename, and only if it did
   // not move since we read it: the branch never names a half-written commit.
-  if (git_commit_create(&commit_id, repo, nullptr, author, committer, "UTF-8",
-                        request.message.c_str(), tree, *head ? 1 : 0, parents) != 0)
+  if (git_commit_create_from_ids(&commit_id, repo, nullptr, author, committer, "UTF-8",
+                                 request.message.c_str(), &tree_id, *head ? 1 : 0, parents) != 0)
     return git::last_error("writing the commit");
   auto branch = head_branch(repo);
   if (!branch) return branch.error();
@@ -259,11 +276,12 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   return std::optional<std::string>(git::to_hex(commit_id));
 }
 
-void Archive::Impl::note_objects(const CommitRequest& request, const git_tree* tree,
-                                 const git_oid& commit_id) {
+Status Archive::Impl::note_objects(const CommitRequest& request, const git_oid& tree_id,
+                                   const tree_splice::Spliced* spliced, const git_oid& commit_id) {
   Impl& b = *this;
   git_odb* odb = nullptr;
   git_repository_odb(&odb, b.repo.get());
+  git::OdbPtr odb_owned(odb);
   auto add = [&](const git_oid& id, std::string path) {
     std::size_t size = 0;
     git_object_t type{};
@@ -272,6 +290,29 @@ void Archive::Impl::note_objects(const CommitRequest& request, const git_tree* t
   };
   // The trees along each written path (new unless identical to an older one), then the
   // blobs, then the commit: in a pack, bases come first and readers like this order.
+  if (spliced) {
+    // Their ids and sizes are known: no tree is parsed again.
+    for (const auto& t : spliced->trees) {
+      b.pending_bytes += t.size;
+      b.objects.push_back({t.id, t.dir.empty() ? "/" : t.dir + "/"});
+    }
+    for (const auto& file : request.files) {
+      if (!file.content) continue;
+      for (const auto& c : spliced->blobs)
+        if (c.path == file.path && c.blob) {
+          b.pending_bytes += file.content->size();
+          b.objects.push_back({*c.blob, file.path});
+          break;
+        }
+    }
+    add(commit_id, "");
+    return Ok{};
+  }
+  git_tree* tree_raw = nullptr;
+  if (git_tree_lookup(&tree_raw, b.repo.get(), &tree_id) != 0)
+    return git::last_error("reading the new tree");
+  git::TreePtr tree_owned(tree_raw);
+  const git_tree* tree = tree_raw;
   std::set<std::string> dirs = {""};
   for (const auto& file : request.files)
     for (auto slash = file.path.find('/'); slash != std::string::npos;
@@ -287,7 +328,7 @@ void Archive::Impl::note_objects(const CommitRequest& request, const git_tree* t
       if (git_oid_is_zero(&id) != 1) add(id, file.path);
     }
   add(commit_id, "");
-  git_odb_free(odb);
+  return Ok{};
 }
 
 Status Archive::begin_batch() {
@@ -364,17 +405,20 @@ Status Archive::flush() {
   b.pending_commits = 0;
   b.pending_head.reset();
   b.batch_base.reset();
-  update_source_index(repo, b.git_dir);
   return Ok{};
 }
 
 Status Archive::end_batch() {
   if (!impl_->batching) return Ok{};
   Status flushed = flush();
+  // Once per batch rather than per flush: a catch-up pays for its files (one per source it
+  // touched) each time, and a cold poll's two flushes wrote most of them twice.
+  if (flushed) update_source_index(impl_->repo.get(), impl_->git_dir);
   // A fresh repository handle drops the in-memory backend (and anything still in it).
   git_repository* repo = nullptr;
   if (git_repository_open(&repo, impl_->work_dir.c_str()) != 0)
     return git::last_error("reopening the repository");
+  impl_->head_trees.clear();  // before the handle they were read through goes
   impl_->repo.reset(repo);
   ignore_commit_graph(repo);
   impl_->batching = false;

@@ -63,8 +63,18 @@ CommitInfo listed_info(git_commit* commit, const Abbreviator& abbreviate);
 // Brings the index and work tree in step with HEAD for these paths (a removed path is
 // deleted), whatever they hold now. The index is written through a lock file the marker
 // names (locks::write_index), not by the checkout.
+// The files are written directly (work_tree.h) unless a conversion might apply, then
+// through libgit2's checkout.
 Status checkout_paths(git_repository* repo, const locks::Places& places,
                       const std::vector<std::string>& paths);
+
+// libgit2's checkout of these paths from HEAD, forced, the index left unwritten; false
+// when it failed (libgit2's error is set).
+bool checkout_libgit2(git_repository* repo, const std::vector<std::string>& paths);
+
+// The repository's index written through the marker's lock (locks::write_index) and
+// flushed with its directory.
+Status write_index_durably(git_repository* repo, const locks::Places& places);
 
 // The branch HEAD names ("HEAD" itself when detached).
 Result<std::string> head_branch(git_repository* repo);

@@ -26,6 +26,7 @@
 #include "store/pack_writer.h"
 #include "store/source_index.h"
 #include "store/source_index_touched.h"
+#include "store/work_tree.h"
 
 namespace feeddiff {
 
@@ -225,6 +226,22 @@ CommitInfo listed_info(git_commit* commit, const Abbreviator& abbreviate) {
 Status checkout_paths(git_repository* repo, const locks::Places& places,
                       const std::vector<std::string>& paths) {
   if (paths.empty()) return Ok{};
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  git::TreePtr tree;
+  if (*head) {
+    auto t = tree_of(head->value().get());
+    if (!t) return t.error();
+    tree = std::move(*t);
+  }
+  auto written = work_tree::write_paths(repo, tree.get(), paths);
+  if (!written) return written.error();
+  if (!*written && !checkout_libgit2(repo, paths)) return git::last_error("updating the work tree");
+  return write_index_durably(repo, places);
+}
+
+// Through libgit2's checkout, which converts what attributes and settings ask for.
+bool checkout_libgit2(git_repository* repo, const std::vector<std::string>& paths) {
   std::vector<const char*> list;
   for (const auto& p : paths) list.push_back(p.c_str());
   // The *_options_init calls rather than the _INIT macros: the macros leave fields out, which
@@ -235,7 +252,10 @@ Status checkout_paths(git_repository* repo, const locks::Places& places,
                                GIT_CHECKOUT_REMOVE_UNTRACKED | GIT_CHECKOUT_DONT_WRITE_INDEX;
   checkout.paths.strings = const_cast<char**>(list.data());
   checkout.paths.count = list.size();
-  if (git_checkout_head(repo, &checkout) != 0) return git::last_error("updating the work tree");
+  return git_checkout_head(repo, &checkout) == 0;
+}
+
+Status write_index_durably(git_repository* repo, const locks::Places& places) {
   if (auto ok = locks::write_index(repo, places); !ok) return ok;
   // libgit2 renames index.lock over the index without an fsync of either (its
   // GIT_OPT_ENABLE_FSYNC_GITDIR covers objects, refs and reflogs, not the index): after a

@@ -3,6 +3,7 @@
 
 #include <git2.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "store/pack_writer.h"
 #include "store/precompressor.h"
 #include "store/source_index_touched.h"
+#include "store/tree_splice.h"
 
 namespace feeddiff {
 
@@ -48,14 +50,23 @@ struct Archive::Impl {
   git::OdbPtr compared_odb;
   std::unique_ptr<source_index::RawTreeComparer> comparer;
 
+  // The trees read_head walked last, by directory ("raw", "raw/NAME"), with their ids: a
+  // poll reads up to six paths of a source in a row, each below raw/, whose tree holds an
+  // entry per source and would be parsed again for each (libgit2's object cache is off).
+  std::map<std::string, std::pair<git_oid, git::TreePtr>> head_trees;
+
   // Lists the paths to check out (one a line) and the lock files taken meanwhile (see
   // git_locks.h) while the branch, index and work tree are brought in step.
   std::string checkout_marker() const { return git_dir + "/feeddiff/checkout-pending"; }
   locks::Places lock_places() const { return {git_dir, git_dir + "/feeddiff", checkout_marker()}; }
   // The branch's newest commit, or the batch's when it holds commits not yet on the branch.
   Result<std::optional<git::CommitPtr>> head() const;
+  // The blob at path in head's tree, through head_trees; nullopt when there is none.
+  Result<std::optional<git_oid>> head_file(const git_commit* head, std::string_view path);
   // Remembers what a batched commit wrote, for the pack.
-  void note_objects(const CommitRequest& request, const git_tree* tree, const git_oid& commit_id);
+  // With spliced (tree_splice.h), its trees and blob ids are taken as they are.
+  Status note_objects(const CommitRequest& request, const git_oid& tree_id,
+                      const tree_splice::Spliced* spliced, const git_oid& commit_id);
 };
 
 }  // namespace feeddiff

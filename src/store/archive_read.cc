@@ -97,7 +97,45 @@ Result<std::optional<std::string>> Archive::read_head(std::string_view path) con
   auto head = impl_->head();
   if (!head) return head.error();
   if (!*head) return std::optional<std::string>{};
-  return read(git::to_hex(*git_commit_id(head->value().get())), path);
+  auto id = impl_->head_file(head->value().get(), path);
+  if (!id) return id.error();
+  if (!*id) return std::optional<std::string>{};
+  git_blob* blob = nullptr;
+  if (git_blob_lookup(&blob, impl_->repo.get(), &**id) != 0)
+    return git::last_error(fmt::format("reading {}", path));
+  git::BlobPtr blob_owned(blob);
+  const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
+  return std::optional<std::string>(
+      std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+}
+
+Result<std::optional<git_oid>> Archive::Impl::head_file(const git_commit* head,
+                                                        std::string_view path) {
+  auto root = tree_of(head);
+  if (!root) return root.error();
+  const git_tree* tree = root->get();
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t slash = path.find('/', start);
+    const std::string name(path.substr(start, slash - start));
+    const git_tree_entry* entry = git_tree_entry_byname(tree, name.c_str());
+    if (!entry) return std::optional<git_oid>{};
+    if (slash == std::string_view::npos) {
+      if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<git_oid>{};
+      return std::optional<git_oid>(*git_tree_entry_id(entry));
+    }
+    if (git_tree_entry_type(entry) != GIT_OBJECT_TREE) return std::optional<git_oid>{};
+    auto& [id, kept] = head_trees[std::string(path.substr(0, slash))];
+    if (!kept || !git_oid_equal(&id, git_tree_entry_id(entry))) {
+      git_tree* t = nullptr;
+      if (git_tree_lookup(&t, repo.get(), git_tree_entry_id(entry)) != 0)
+        return git::last_error("reading a tree");
+      kept.reset(t);
+      id = *git_tree_entry_id(entry);
+    }
+    tree = kept.get();
+    start = slash + 1;
+  }
 }
 
 Result<std::optional<std::pair<std::string, std::size_t>>> Archive::unpublished() const {
