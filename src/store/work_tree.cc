@@ -140,6 +140,9 @@ class Writer {
  private:
   // No file at full (nor its index entry), and no directory it leaves empty.
   Result<bool> remove(const std::string& path, const std::string& full) {
+    // Through real directories only: a link in the way (a synced commit's, a user's) would
+    // have unlink delete a file outside the work tree.
+    if (!directories_for(path, false)) return false;
     if (::unlink(full.c_str()) != 0 && errno != ENOENT) return false;
     for (std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0;
          slash = path.rfind('/', slash - 1)) {
@@ -151,9 +154,10 @@ class Writer {
     return true;
   }
 
-  // The directories above path, made where missing; false when one is not a directory (a
-  // file or a symbolic link there: libgit2's checkout knows what to do about it).
-  bool directories_for(const std::string& path) {
+  // The directories above path, made where missing (when make); false when one is not a
+  // directory (a file or a symbolic link there: libgit2's checkout knows what to do about
+  // it), and, when !make, when one is missing.
+  bool directories_for(const std::string& path, bool make = true) {
     for (std::size_t slash = path.find('/'); slash != std::string::npos;
          slash = path.find('/', slash + 1)) {
       std::string dir = path.substr(0, slash);
@@ -161,7 +165,8 @@ class Writer {
       const std::string full = work_dir_ + "/" + dir;
       struct stat st {};
       if (::lstat(full.c_str(), &st) != 0) {
-        if (errno != ENOENT || ::mkdir(full.c_str(), 0777) != 0) return false;
+        if (!make && errno == ENOENT) return true;  // nothing below it to remove
+        if (!make || errno != ENOENT || ::mkdir(full.c_str(), 0777) != 0) return false;
       } else if (!S_ISDIR(st.st_mode)) {
         return false;
       }

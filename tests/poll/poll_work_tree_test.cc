@@ -106,3 +106,23 @@ TEST_CASE("the work tree matches HEAD when a .gitattributes leaves the files to 
   commit_file(archive, ".gitattributes", "*.xml text eol=crlf\n");
   poll_through_changes(archive, true);
 }
+
+TEST_CASE("removing a source never deletes through a link that replaced its directory", "[poll]") {
+  CliArchive archive("work-tree-link");
+  std::map<std::string, std::string> bodies = {{"/b", rss("b1")}};
+  HttpServer server = serve_paths(&bodies);
+  REQUIRE(archive({"add", "beta", server.url("/b")}).exit_code == 0);
+  poll_ok(archive);
+  // Someone's link where the source's directory was, to a directory outside the archive
+  // holding a file of the same name.
+  const std::string outside = archive.dir() + "-outside";
+  std::filesystem::create_directories(outside);
+  spit(outside + "/response.xml", "not the archive's\n");
+  std::filesystem::remove_all(archive.dir() + "/raw/beta");
+  std::filesystem::create_directory_symlink(outside, archive.dir() + "/raw/beta");
+
+  archive({"remove", "beta"});
+  CHECK(slurp(outside + "/response.xml") == "not the archive's\n");
+  CHECK_FALSE(in_head(archive, "raw/beta/response.xml"));
+  std::filesystem::remove_all(outside);
+}
