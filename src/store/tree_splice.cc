@@ -33,7 +33,16 @@ bool mode_is_dir(std::string_view mode) {
   return (value & 0170000u) == 0040000u;
 }
 
-// A tree's bytes as entries; false when they do not parse.
+// The modes git writes. Any other (a zero-padded "040000", a group-writable "100664": old
+// tools', or a crafted tree's) is left to libgit2, which normalizes it.
+bool canonical_mode(std::string_view mode) {
+  return mode == kBlobMode || mode == kTreeMode || mode == "100755" || mode == "120000" ||
+         mode == "160000";
+}
+
+// A tree's bytes as entries; false when they do not parse, or are not as git writes them
+// (a mode above, entries out of git's order or named twice): splicing into such a tree
+// would keep its faults, where libgit2's tree update rewrites it sound.
 bool parse(std::string_view bytes, std::vector<Entry>& out) {
   std::size_t at = 0;
   while (at < bytes.size()) {
@@ -45,11 +54,13 @@ bool parse(std::string_view bytes, std::vector<Entry>& out) {
       return false;
     Entry e;
     e.mode = bytes.substr(at, space - at);
-    for (char c : e.mode)
-      if (c < '0' || c > '7') return false;
+    if (!canonical_mode(e.mode)) return false;
     e.name = bytes.substr(space + 1, nul - space - 1);
     std::memcpy(e.id.id, bytes.data() + nul + 1, GIT_OID_RAWSZ);
     e.dir = mode_is_dir(e.mode);
+    if (!out.empty() && (out.back().name == e.name ||
+                         compare_entries(out.back().name, out.back().dir, e.name, e.dir) >= 0))
+      return false;
     out.push_back(e);
     at = nul + 1 + GIT_OID_RAWSZ;
   }

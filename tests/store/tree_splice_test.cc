@@ -86,6 +86,13 @@ class Repo {
     return (*made)->root;
   }
 
+  // A tree object of exactly these bytes, sound or not (a crafted or an old tool's tree).
+  git_oid raw_tree(const std::string& bytes) {
+    git_oid id{};
+    REQUIRE(git_odb_write(&id, odb_, bytes.data(), bytes.size(), GIT_OBJECT_TREE) == 0);
+    return id;
+  }
+
   bool declined(const git_oid* base, const std::vector<tree_splice::Change>& changes) {
     auto made = tree_splice::apply(odb_, nullptr, base, changes);
     REQUIRE(made);
@@ -160,4 +167,25 @@ TEST_CASE("git's entry order puts a directory after names that continue with byt
   CHECK(compare_entries("a", true, "a0", false) < 0);    // "a/" < "a0"
   CHECK(compare_entries("a", true, "a", true) == 0);
   CHECK(compare_entries("a", false, "a", true) < 0);
+}
+
+TEST_CASE("a splice declines a tree not as git writes it, which libgit2 rewrites sound",
+          "[store]") {
+  Repo repo;
+  const git_oid body = repo.blob("body\n");
+  const std::string id(reinterpret_cast<const char*>(body.id), GIT_OID_RAWSZ);
+  const auto entry = [&](const std::string& mode, const std::string& name) {
+    return mode + " " + name + std::string(1, '\0') + id;
+  };
+  // Entries out of order, a name twice (as a file and as a directory), zero-padded and
+  // group-writable modes: each would be kept by a splice into its bytes.
+  for (const std::string& bytes :
+       {entry("100644", "b") + entry("100644", "a"), entry("100644", "a") + entry("40000", "a"),
+        entry("040000", "a") + entry("100644", "b"), entry("100664", "a") + entry("100644", "b")}) {
+    const git_oid bad = repo.raw_tree(bytes);
+    CHECK(repo.declined(&bad, {{"c", body}}));
+  }
+  // The same entries as git writes them are spliced.
+  const git_oid sound = repo.raw_tree(entry("100644", "a") + entry("100755", "b"));
+  repo.spliced(&sound, {{"c", body}});
 }
