@@ -5,6 +5,7 @@
 
 #include "feeddiff/changes.h"
 #include "feeddiff/core.h"
+#include "site/site_files.h"
 
 namespace feeddiff::site {
 
@@ -50,11 +51,11 @@ std::vector<std::string> parse_pulled(const std::string& text) {
   return out;
 }
 
+// As a page is: a new one written in place (a killed run's successor writes it again, its
+// state not saved), a changed one replaced.
 Status save_if_changed(const fs::path& path, const std::string& content) {
-  if (auto old = read_file(path.string()); old && *old == content) return Ok{};
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  return write_file_replace(path.string(), content);
+  Writes not_counted;
+  return write_if_changed(path, content, not_counted);
 }
 
 }  // namespace

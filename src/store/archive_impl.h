@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct Archive::Impl {
   // changed_only_source's raw/ trees, the last one read kept for the next call.
   git::OdbPtr compared_odb;
   std::unique_ptr<source_index::RawTreeComparer> comparer;
+
+  // The thread that opened the archive: read_blob reads through the repository's own object
+  // database there (opening one per call was a twentieth of a site build), and opens one of
+  // its own on any other thread.
+  std::thread::id opened_on = std::this_thread::get_id();
 
   // Lists the paths to check out (one a line) and the lock files taken meanwhile (see
   // git_locks.h) while the branch, index and work tree are brought in step.

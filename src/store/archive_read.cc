@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "feeddiff/failpoint.h"
 #include "feeddiff/message.h"
@@ -310,11 +311,16 @@ Result<Blob> Archive::read_blob(std::string_view blob_id) const {
   const std::string hex(blob_id);
   if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
     return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
-  // libgit2 objects are not to be shared between threads, so each call opens the object
-  // database anew: a directory listing and the pack indexes' headers, which are mapped.
+  // libgit2 objects are not to be shared between threads: on a thread other than the one
+  // that opened the archive, each call opens the object database anew (a directory listing
+  // and the pack indexes' headers, which are mapped).
   git_odb* odb = nullptr;
-  if (git_odb_open(&odb, (impl_->git_dir + "/objects").c_str()) != 0)
+  if (std::this_thread::get_id() == impl_->opened_on) {
+    if (git_repository_odb(&odb, impl_->repo.get()) != 0)
+      return git::last_error("opening the object database");
+  } else if (git_odb_open(&odb, (impl_->git_dir + "/objects").c_str()) != 0) {
     return git::last_error("opening the object database");
+  }
   git::OdbPtr odb_owned(odb);
   git_odb_object* object = nullptr;
   if (const int rc = git_odb_read(&object, odb, &id); rc != 0)
