@@ -35,6 +35,7 @@
 #include "site/site_memento.h"
 #include "site/site_search.h"
 #include "site/site_work.h"
+#include "site/site_writer.h"
 
 namespace feeddiff {
 
@@ -44,14 +45,14 @@ namespace site {
 namespace {
 
 // Renders one change page (and copies the raw artifact beside it); fills in what the pages
-// list about it.
+// list about it. The files go to pages, which writes them on its own thread.
 // versions, when given, is the source's (else its versions are read for this change).
 // feed_entry: whether to keep its entry for the source's feed (not for a change that 50 later
 // ones of its source push out of the feed before it is written; source_feed makes a missing
 // one from the archive, should a reset bring it back).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
-                                 SourceVersions* versions,
+                                 PageWriter& pages, SourceVersions* versions,
                                  const std::map<std::string, std::string>& urls, SiteSearch& search,
                                  bool feed_entry = true) {
   SiteChange out;
@@ -96,8 +97,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
     if (!strictly_inside(top, raw_dir / *raw_name))
       return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
                                          raw_dir.string(), top.string())};
-    if (auto ok = write_if_changed(raw_dir / *raw_name, (*loaded)->new_body, writes); !ok)
-      return ok.error();
+    pages.write(raw_dir / *raw_name, std::string((*loaded)->new_body));
   } else if (view.path_status != "deleted" && writes.refused++ == 0) {
     writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
@@ -107,15 +107,16 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   if (versions && check_source_name(view.source)) {
     const auto url = urls.find(view.source);
     links.memento =
-        memento_links(top, view.source, url == urls.end() ? "" : url->second, *versions, commit.id);
+        memento_links(top, view.source, url == urls.end() ? "" : url->second, *versions, commit.id,
+                      [&pages](const fs::path& path) { return pages.queued(path); });
   }
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
-  if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
-    return ok.error();
+  pages.write(top / out.href, render_html(view, render, links));
   if (feed_entry)
-    if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
+    for (auto& [path, content] : feed_entry_files(top / kStateDir, view))
+      pages.write(std::move(path), std::move(content), false);
   ++writes.rendered;
   return out;
 }
@@ -157,6 +158,7 @@ class SiteBuild {
   const fs::path top_;
   Writes writes_;
   Histories histories_;  // writes to writes_
+  PageWriter pages_;     // change pages, raw copies and feed entries; finished with the rounds
   std::string key_;
   SiteState state_;
   bool rebuild_ = false;
@@ -291,6 +293,8 @@ Status SiteBuild::render_rounds(CommitSpool& fresh, const fs::path& work) {
     if (!ids) return ids.error();
     if (auto ok = render_round(*ids, begin, *rows, old_rows, reusing, work); !ok) return ok;
   }
+  // Before the source feeds read the entries, and before anything forks.
+  if (auto ok = pages_.finish(writes_); !ok) return ok;
   return histories_.finish();
 }
 
@@ -334,7 +338,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
             !ok)
           return ok;
       } else {
-        auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
+        auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
                                       versions ? &*versions : nullptr, urls_, *search_,
                                       positions.size() - n <= kSourceFeedEntries);
         if (!rendered) return rendered.error();
@@ -361,8 +365,8 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::optional<SiteChange> change;
     if (at[i] == kInOrder) {
-      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr,
-                                    urls_, *search_);
+      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
+                                    nullptr, urls_, *search_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);
