@@ -45,6 +45,18 @@ struct Archive::Impl {
   std::vector<std::pair<std::string, std::vector<PathChange>>> recent_changes;
   std::size_t next_recent = 0;
 
+  // A source's directory at a commit (its tree id, zero when absent, and its path), the last
+  // answers kept: reading a source's versions in order asks for each version's directory
+  // twice, as its new side and as the next version's old side, and each read inflates a
+  // raw/ tree of a thousand entries.
+  struct SourceEntry {
+    git_oid id{};
+    std::string dir;
+  };
+  std::vector<std::pair<std::string, SourceEntry>> recent_entries;
+  std::size_t next_entry = 0;
+  Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
+
   // changed_only_source's raw/ trees, the last one read kept for the next call.
   git::OdbPtr compared_odb;
   std::unique_ptr<source_index::RawTreeComparer> comparer;
