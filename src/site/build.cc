@@ -8,7 +8,9 @@
 // list lives beside them in .feeddiff-site/, one small file per page; the commits to render
 // and the rows rendered wait in files of the run's own (site_work.h), and change pages are
 // rendered a round of commits at a time, source by source: memory is bounded by a round, the
-// number of sources and the longest history of one source, not by the archive's.
+// number of sources and the longest history of one source, not by the archive's. Both cores
+// work: the change pages' files are written by a thread (site_writer.h) while the next ones
+// are read and rendered, and half the source pages by a forked child (site_fork.h).
 
 #include <fmt/format.h>
 #include <algorithm>
