@@ -253,8 +253,11 @@ class Archive {
   /// The changes of one source's files at a commit against its first parent, each side's
   /// directory found in its own layout (see source_dir_at), so that a move between layouts
   /// (`migrate`) is no change; the paths are the commit's (the parent's for a deletion).
-  Result<std::vector<PathChange>> source_changes(std::string_view commit_id,
-                                                 std::string_view name) const;
+  /// previous, when given (a full id): the newest commit before commit_id that changed the
+  /// source, as the source index lists them; the old side is then read there, where the
+  /// call for that version most likely read it already, instead of in the parent's tree.
+  Result<std::vector<PathChange>> source_changes(std::string_view commit_id, std::string_view name,
+                                                 std::string_view previous = {}) const;
   /// Every file under dir (`raw/`) at a commit, recursively, as added PathChanges (path and
   /// new_blob), in tree order.
   Result<std::vector<PathChange>> files_under(std::string_view commit_id,
@@ -364,7 +367,8 @@ class Archive {
   std::optional<std::vector<CommitInfo>> indexed_log(std::string_view key, std::size_t limit) const;
   // source_changes read from git, without its memory of the last answers.
   Result<std::vector<PathChange>> source_changes_read(std::string_view commit_id,
-                                                      std::string_view name) const;
+                                                      std::string_view name,
+                                                      std::string_view previous) const;
   std::unique_ptr<Impl> impl_;
 };
 

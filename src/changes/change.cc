@@ -456,8 +456,13 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive,
   const std::string hinted =
       !source.empty() ? std::string(source) : message.source.value_or(std::string());
   Result<std::vector<PathChange>> changes = std::vector<PathChange>{};
+  // The source's versions, when known, name the version before this one: the old side is
+  // read there (most likely just read as the new side of that version's page).
+  std::string previous;
+  if (known && known->source() == hinted)
+    if (const auto k = known->ordinal(commit->id); k && *k > 0) previous = known->commit_at(*k - 1);
   if (!hinted.empty() && check_source_name(hinted))
-    changes = archive.source_changes(commit->id, hinted);
+    changes = archive.source_changes(commit->id, hinted, previous);
   if (!changes) return changes.error();
   if (changes->empty()) {
     changes = archive.changes(commit->id);

@@ -130,7 +130,8 @@ Result<SourceHistory> read_source_history(const Archive& archive, const std::str
   IgnoredFields ignored(archive, source);
   for (; k < commits.size(); ++k) {
     const std::string& id = commits[k];
-    auto changes = archive.source_changes(id, source);
+    // The version before (the index's order): its directory was read at the last step.
+    auto changes = archive.source_changes(id, source, k > 0 ? commits[k - 1] : std::string());
     if (!changes) return changes.error();
     const PathChange* change = artifact_change(*changes);
     if (!change) {  // the index says it touched the source: a merge's view, nothing to read

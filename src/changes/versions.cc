@@ -150,6 +150,7 @@ std::optional<std::size_t> SourceVersions::ordinal(const std::string& commit) co
   // newest first: the change asked about is nearly always a recent one.
   if (last_ordinal_ + 1 < commits_.size() && commits_[last_ordinal_ + 1] == *id)
     return ++last_ordinal_;
+  if (last_ordinal_ < commits_.size() && commits_[last_ordinal_] == *id) return last_ordinal_;
   for (std::size_t k = commits_.size(); k-- > 0;)
     if (commits_[k] == *id) return last_ordinal_ = k;
   return std::nullopt;
@@ -163,7 +164,8 @@ void SourceVersions::learn(std::size_t n) {
     const std::size_t k = blobs_.size();
     if (!rewrite_) pending_.emplace_back();
     std::string blob;
-    if (auto changes = archive_->source_changes(to_hex(commits_[k]), source_))
+    if (auto changes = archive_->source_changes(to_hex(commits_[k]), source_,
+                                                k > 0 ? to_hex(commits_[k - 1]) : std::string()))
       for (const PathChange& c : *changes)
         // A response that was not a feed shows no items (raw/NAME/not-a-feed).
         if (!c.new_blob.empty() && !is_not_a_feed_path(c.path)) blob = c.new_blob;

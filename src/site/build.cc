@@ -8,12 +8,15 @@
 // list lives beside them in .feeddiff-site/, one small file per page; the commits to render
 // and the rows rendered wait in files of the run's own (site_work.h), and change pages are
 // rendered a round of commits at a time, source by source: memory is bounded by a round, the
-// number of sources and the longest history of one source, not by the archive's.
+// number of sources and the longest history of one source, not by the archive's. Both cores
+// work: the change pages' files are written by a thread (site_writer.h) while the next ones
+// are read and rendered, and half the source pages by a forked child (site_fork.h).
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -29,12 +32,14 @@
 #include "site/site_edits.h"
 #include "site/site_feed.h"
 #include "site/site_files.h"
+#include "site/site_fork.h"
 #include "site/site_histories.h"
 #include "site/site_history.h"
 #include "site/site_items.h"
 #include "site/site_memento.h"
 #include "site/site_search.h"
 #include "site/site_work.h"
+#include "site/site_writer.h"
 
 namespace feeddiff {
 
@@ -44,14 +49,14 @@ namespace site {
 namespace {
 
 // Renders one change page (and copies the raw artifact beside it); fills in what the pages
-// list about it.
+// list about it. The files go to pages, which writes them on its own thread.
 // versions, when given, is the source's (else its versions are read for this change).
 // feed_entry: whether to keep its entry for the source's feed (not for a change that 50 later
 // ones of its source push out of the feed before it is written; source_feed makes a missing
 // one from the archive, should a reset bring it back).
 Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
-                                 SourceVersions* versions,
+                                 PageWriter& pages, SourceVersions* versions,
                                  const std::map<std::string, std::string>& urls, SiteSearch& search,
                                  bool feed_entry = true) {
   SiteChange out;
@@ -96,8 +101,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
     if (!strictly_inside(top, raw_dir / *raw_name))
       return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
                                          raw_dir.string(), top.string())};
-    if (auto ok = write_if_changed(raw_dir / *raw_name, (*loaded)->new_body, writes); !ok)
-      return ok.error();
+    pages.write(raw_dir / *raw_name, std::string((*loaded)->new_body));
   } else if (view.path_status != "deleted" && writes.refused++ == 0) {
     writes.first_refused = fmt::format("{} in commit {}", view.path, commit.id.substr(0, 12));
   }
@@ -107,15 +111,16 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   if (versions && check_source_name(view.source)) {
     const auto url = urls.find(view.source);
     links.memento =
-        memento_links(top, view.source, url == urls.end() ? "" : url->second, *versions, commit.id);
+        memento_links(top, view.source, url == urls.end() ? "" : url->second, *versions, commit.id,
+                      [&pages](const fs::path& path) { return pages.queued(path); });
   }
   RenderOptions render;
   render.max_lines = options.max_lines;
   render.max_line_chars = options.max_line_chars;
-  if (auto ok = write_if_changed(top / out.href, render_html(view, render, links), writes); !ok)
-    return ok.error();
+  pages.write(top / out.href, render_html(view, render, links));
   if (feed_entry)
-    if (auto ok = save_feed_entry(top / kStateDir, view); !ok) return ok.error();
+    for (auto& [path, content] : feed_entry_files(top / kStateDir, view))
+      pages.write(std::move(path), std::move(content), false);
   ++writes.rendered;
   return out;
 }
@@ -146,8 +151,13 @@ class SiteBuild {
   Status remove_stale(CommitSpool& fresh);
   Status write_sources(std::vector<SiteSource>& listed, const std::string& feed_id,
                        const std::string& base);
-  Status write_source_pages(const SiteSource& s, const SourceRow& row, const std::string& feed_id,
-                            const std::string& base, bool new_feed_base);
+  Status write_source_pages(const Archive& archive, const SiteSource& s, const SourceRow& row,
+                            const std::string& feed_id, const std::string& base,
+                            bool new_feed_base);
+  std::optional<ForkedPart> fork_sources(
+      const std::set<std::string>& theirs,
+      const std::function<SiteSource(const std::string&, const SourceRow&)>& describe,
+      const std::string& feed_id, const std::string& base, bool new_feed_base);
   Status write_front(const std::vector<SiteSource>& listed, const std::string& feed_id,
                      const std::string& base);
   SiteReport report(std::size_t sources) const;
@@ -157,6 +167,7 @@ class SiteBuild {
   const fs::path top_;
   Writes writes_;
   Histories histories_;  // writes to writes_
+  PageWriter pages_;     // change pages, raw copies and feed entries; finished with the rounds
   std::string key_;
   SiteState state_;
   bool rebuild_ = false;
@@ -291,6 +302,8 @@ Status SiteBuild::render_rounds(CommitSpool& fresh, const fs::path& work) {
     if (!ids) return ids.error();
     if (auto ok = render_round(*ids, begin, *rows, old_rows, reusing, work); !ok) return ok;
   }
+  // Before the source feeds read the entries, and before anything forks.
+  if (auto ok = pages_.finish(writes_); !ok) return ok;
   return histories_.finish();
 }
 
@@ -334,7 +347,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
             !ok)
           return ok;
       } else {
-        auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_,
+        auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
                                       versions ? &*versions : nullptr, urls_, *search_,
                                       positions.size() - n <= kSourceFeedEntries);
         if (!rendered) return rendered.error();
@@ -361,8 +374,8 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::optional<SiteChange> change;
     if (at[i] == kInOrder) {
-      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, nullptr,
-                                    urls_, *search_);
+      auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
+                                    nullptr, urls_, *search_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);
@@ -419,7 +432,8 @@ Status SiteBuild::remove_stale(CommitSpool& fresh) {
 }
 
 // Sources: those configured now, and every one that recorded a change. A source's page
-// is written when it had new changes or its URL or poll status changed.
+// is written when it had new changes or its URL or poll status changed. Every second source
+// with new changes is written by a forked child (site_fork.h) when there are many.
 Status SiteBuild::write_sources(std::vector<SiteSource>& listed, const std::string& feed_id,
                                 const std::string& base) {
   std::map<std::string, std::string> configured;
@@ -430,22 +444,43 @@ Status SiteBuild::write_sources(std::vector<SiteSource>& listed, const std::stri
   State poll_state;
   if (auto loaded = load_state(archive_)) poll_state = std::move(*loaded);
   const bool new_feed_base = feeds_base_changed(top_ / kStateDir, base);
-  for (auto it = state_.sources.begin(); it != state_.sources.end();) {
-    auto& [name, row] = *it;
-    auto url = configured.find(name);
-    if (row.count == 0 && url == configured.end()) {
-      it = state_.sources.erase(it);
-      continue;
-    }
+  const auto describe = [&](const std::string& name, const SourceRow& row) {
     SiteSource s;
     s.name = name;
+    auto url = configured.find(name);
     s.url = url == configured.end() ? "" : url->second;
     if (auto st = poll_state.sources.find(name); st != poll_state.sources.end())
       s.status = poll_status(st->second);
     s.total = row.count;
     s.pages = Histories::pages(row.count);
     s.href = "sources/" + name + ".html";
-    if (auto ok = write_source_pages(s, row, feed_id, base, new_feed_base); !ok) return ok;
+    return s;
+  };
+  std::set<std::string> theirs;
+  for (const auto& [name, row] : state_.sources)
+    if (row.count && touched_sources_.count(name) && check_source_name(name)) theirs.insert(name);
+  const bool split = theirs.size() >= std::max<std::size_t>(fork_min_sources, 2);
+  bool mine = true;  // every second one stays here
+  for (auto it = theirs.begin(); it != theirs.end(); mine = !mine)
+    it = mine || !split ? theirs.erase(it) : std::next(it);
+  std::optional<ForkedPart> child =
+      split ? fork_sources(theirs, describe, feed_id, base, new_feed_base) : std::nullopt;
+  if (!child) theirs.clear();
+  // The child's sources as they were before this loop updated their rows: written here
+  // should the child fail.
+  std::vector<std::pair<SiteSource, SourceRow>> deferred;
+  for (auto it = state_.sources.begin(); it != state_.sources.end();) {
+    auto& [name, row] = *it;
+    if (row.count == 0 && !configured.count(name)) {
+      it = state_.sources.erase(it);
+      continue;
+    }
+    SiteSource s = describe(name, row);
+    if (theirs.count(name)) {
+      deferred.emplace_back(s, row);
+    } else if (auto ok = write_source_pages(archive_, s, row, feed_id, base, new_feed_base); !ok) {
+      return ok;
+    }
     // A name that is not safe as a file name gets no page (it cannot come from `add`).
     if (!check_source_name(name)) s.href.clear();
     row.url = s.url;
@@ -460,15 +495,44 @@ Status SiteBuild::write_sources(std::vector<SiteSource>& listed, const std::stri
     listed.push_back(std::move(s));
     ++it;
   }
+  if (child) {
+    std::optional<Writes> done;
+    if (auto answer = child->finish()) done = parse_writes(*answer);
+    if (done) {
+      add_writes(writes_, *done);
+    } else {
+      for (const auto& [s, row] : deferred)
+        if (auto ok = write_source_pages(archive_, s, row, feed_id, base, new_feed_base); !ok)
+          return ok;
+    }
+  }
   if (new_feed_base)
     if (auto ok = save_feeds_base(top_ / kStateDir, base); !ok) return ok.error();
   return Ok{};
 }
 
+// Forks the child that writes the pages of the sources theirs names (nullopt: none started).
+// It reads through an archive of its own and answers with what it wrote.
+std::optional<ForkedPart> SiteBuild::fork_sources(
+    const std::set<std::string>& theirs,
+    const std::function<SiteSource(const std::string&, const SourceRow&)>& describe,
+    const std::string& feed_id, const std::string& base, bool new_feed_base) {
+  return ForkedPart::start([&]() -> std::optional<std::string> {
+    auto own = Archive::open(archive_.work_dir());
+    if (!own) return std::nullopt;
+    writes_ = Writes{};  // the child's copy: what it answers
+    for (const auto& [name, row] : state_.sources)
+      if (theirs.count(name) &&
+          !write_source_pages(*own, describe(name, row), row, feed_id, base, new_feed_base))
+        return std::nullopt;
+    return writes_text(writes_);
+  });
+}
+
 // A source's item pages, its page and its feed, each when what it shows changed.
-Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
-                                     const std::string& feed_id, const std::string& base,
-                                     bool new_feed_base) {
+Status SiteBuild::write_source_pages(const Archive& archive, const SiteSource& s,
+                                     const SourceRow& row, const std::string& feed_id,
+                                     const std::string& base, bool new_feed_base) {
   const std::string& name = s.name;
   // Its edited items' pages and feeds change only with its changes (and a feed's links
   // with the base URL): only then is its history read again. Its complete-history set
@@ -486,7 +550,7 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   const bool new_backfill = backfilled_.count(name) > 0;
   if (check_source_name(name) && row.count &&
       (is_touched || new_feed_base || new_history || new_timemap || new_backfill)) {
-    auto history = read_source_history(archive_, name);
+    auto history = read_source_history(archive, name);
     if (!history) return history.error();
     if (is_touched || new_feed_base || new_timemap) {
       auto timemap = write_timemap(top_, top_ / kStateDir, name, s.url, base, &*history,
@@ -495,7 +559,7 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
       writes_.mementos += timemap->added;
     }
     if (is_touched || new_history || new_backfill) {
-      auto feeds = write_history_feeds(archive_, top_, top_ / kStateDir, name,
+      auto feeds = write_history_feeds(archive, top_, top_ / kStateDir, name,
                                        feed_id + ":source:" + name + ":history", *history,
                                        options_.history_page, write, new_backfill);
       if (!feeds) return feeds.error();
@@ -513,7 +577,7 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   SourceEdits edits;
   if (check_source_name(name)) {
     auto made =
-        write_source_edits(archive_, top_, top_ / kStateDir, name,
+        write_source_edits(archive, top_, top_ / kStateDir, name,
                            feed_id + ":source:" + name + ":edits", base, new_feed_base, write);
     if (!made) return made.error();
     edits = *made;
@@ -541,7 +605,7 @@ Status SiteBuild::write_source_pages(const SiteSource& s, const SourceRow& row,
   const fs::path feed = top_ / "sources" / name / "feed.atom";
   if (check_source_name(name) &&
       (new_feed_base || touched_sources_.count(name) || !fs::exists(feed))) {
-    auto atom = source_feed(archive_, top_ / kStateDir, name,
+    auto atom = source_feed(archive, top_ / kStateDir, name,
                             histories_.newest(name, row.count, kSourceFeedEntries),
                             feed_id + ":source:" + name, base);
     if (!atom) return atom.error();

@@ -5,6 +5,7 @@
 
 #include "feeddiff/changes.h"
 #include "feeddiff/core.h"
+#include "site/site_files.h"
 
 namespace feeddiff::site {
 
@@ -50,11 +51,11 @@ std::vector<std::string> parse_pulled(const std::string& text) {
   return out;
 }
 
+// As a page is: a new one written in place (a killed run's successor writes it again, its
+// state not saved), a changed one replaced.
 Status save_if_changed(const fs::path& path, const std::string& content) {
-  if (auto old = read_file(path.string()); old && *old == content) return Ok{};
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  return write_file_replace(path.string(), content);
+  Writes not_counted;
+  return write_if_changed(path, content, not_counted);
 }
 
 }  // namespace
@@ -63,10 +64,18 @@ fs::path feed_entry_path(const fs::path& state_dir, std::string_view id) {
   return state_dir / "entries" / (std::string(id) + ".html");
 }
 
+std::vector<std::pair<fs::path, std::string>> feed_entry_files(const fs::path& state_dir,
+                                                               const ChangeView& view) {
+  std::vector<std::pair<fs::path, std::string>> out;
+  out.emplace_back(pulled_path(state_dir, view.commit_id), pulled_lines(view));
+  out.emplace_back(feed_entry_path(state_dir, view.commit_id), entry_content(view));
+  return out;
+}
+
 Status save_feed_entry(const fs::path& state_dir, const ChangeView& view) {
-  if (auto ok = save_if_changed(pulled_path(state_dir, view.commit_id), pulled_lines(view)); !ok)
-    return ok;
-  return save_if_changed(feed_entry_path(state_dir, view.commit_id), entry_content(view));
+  for (const auto& [path, content] : feed_entry_files(state_dir, view))
+    if (auto ok = save_if_changed(path, content); !ok) return ok;
+  return Ok{};
 }
 
 Result<std::string> source_feed(const Archive& archive, const fs::path& state_dir,

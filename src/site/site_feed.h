@@ -20,6 +20,9 @@ std::filesystem::path feed_entry_path(const std::filesystem::path& state_dir, st
 
 /// Saves the entry content of a change whose page was just rendered (unless unchanged).
 Status save_feed_entry(const std::filesystem::path& state_dir, const ChangeView& view);
+/// The files save_feed_entry writes, by path (the pulled items first, then the content).
+std::vector<std::pair<std::filesystem::path, std::string>> feed_entry_files(
+    const std::filesystem::path& state_dir, const ChangeView& view);
 
 /// The source's Atom feed over its newest changes (newest first, at most kSourceFeedEntries):
 /// each entry's content read from what save_feed_entry kept, or made again (and kept) when

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -328,6 +329,36 @@ Status remove_gone(const fs::path& top, CommitSpool& fresh, std::size_t chunk_si
       if (!kept[i]) remove_change(top, to_hex(chunk[i]), writes);
   }
   return Ok{};
+}
+
+std::string writes_text(const Writes& w) {
+  return fmt::format("{} {} {} {} {} {} {} {}\n", w.written, w.unchanged, w.removed, w.rendered,
+                     w.ignored, w.refused, w.sealed, w.mementos);
+}
+
+std::optional<Writes> parse_writes(const std::string& text) {
+  Writes w;
+  std::size_t* fields[] = {&w.written, &w.unchanged, &w.removed, &w.rendered,
+                           &w.ignored, &w.refused,   &w.sealed,  &w.mementos};
+  std::string_view rest = text;
+  for (std::size_t* field : fields) {
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), *field);
+    if (ec != std::errc() || end == rest.data() || end == rest.data() + rest.size()) return {};
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()) + 1);
+  }
+  if (!rest.empty()) return std::nullopt;
+  return w;
+}
+
+void add_writes(Writes& to, const Writes& w) {
+  to.written += w.written;
+  to.unchanged += w.unchanged;
+  to.removed += w.removed;
+  to.rendered += w.rendered;
+  to.ignored += w.ignored;
+  to.refused += w.refused;
+  to.sealed += w.sealed;
+  to.mementos += w.mementos;
 }
 
 }  // namespace feeddiff::site

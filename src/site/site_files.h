@@ -88,6 +88,12 @@ class OldRows {
   std::size_t at_ = 0;
 };
 
+// What a forked child wrote, as it answers it (numbers only), read back, and added to the
+// run's.
+std::string writes_text(const Writes& w);
+std::optional<Writes> parse_writes(const std::string& text);
+void add_writes(Writes& to, const Writes& w);
+
 // One source as the state remembers it.
 struct SourceRow {
   std::size_t count = 0;  // changes recorded

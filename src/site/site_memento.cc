@@ -109,12 +109,16 @@ MementoState load_memento_state(const fs::path& path) {
 
 // The name of the raw copy the site wrote for commit (change pages come first in a run), or
 // "" when it wrote none.
-std::string raw_copy_on_site(const fs::path& top, const std::string& commit) {
+std::string raw_copy_on_site(const fs::path& top, const std::string& commit,
+                             const std::function<bool(const fs::path&)>& queued = {}) {
   for (const std::string_view artifact :
        {std::string_view("response.xml"), std::string_view("response.json"), kNotAFeedFile}) {
     const auto name = raw_copy_name("raw/x/" + std::string(artifact));
+    if (!name) continue;
+    const fs::path path = top / "raw" / commit / *name;
     std::error_code ec;
-    if (name && fs::is_regular_file(top / "raw" / commit / *name, ec)) return *name;
+    // Queued first: once it says no, the file is written if it ever will be.
+    if ((queued && queued(path)) || fs::is_regular_file(path, ec)) return *name;
   }
   return "";
 }
@@ -286,22 +290,21 @@ std::map<std::string, std::string> configured_urls(const Archive& archive) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> memento_links(const fs::path& top,
-                                                               const std::string& source,
-                                                               const std::string& original,
-                                                               const SourceVersions& versions,
-                                                               const std::string& commit) {
+std::vector<std::pair<std::string, std::string>> memento_links(
+    const fs::path& top, const std::string& source, const std::string& original,
+    const SourceVersions& versions, const std::string& commit,
+    const std::function<bool(const fs::path&)>& queued) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!original.empty()) out.emplace_back("original", original);
   out.emplace_back("timemap", "../" + timemap_file(source));
   const auto ordinal = versions.ordinal(commit);
   if (!ordinal) return out;
   const std::string first = versions.commit_at(0);
-  if (const std::string raw = raw_copy_on_site(top, first); !raw.empty())
+  if (const std::string raw = raw_copy_on_site(top, first, queued); !raw.empty())
     out.emplace_back("first memento", "../raw/" + first + "/" + raw);
   for (std::size_t k = *ordinal, looked = 0; k-- > 0 && looked++ < kPrevLookBack;) {
     const std::string prev = versions.commit_at(k);
-    if (const std::string raw = raw_copy_on_site(top, prev); !raw.empty()) {
+    if (const std::string raw = raw_copy_on_site(top, prev, queued); !raw.empty()) {
       out.emplace_back("prev memento", "../raw/" + prev + "/" + raw);
       break;
     }

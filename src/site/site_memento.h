@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -53,10 +54,11 @@ std::map<std::string, std::string> configured_urls(const Archive& archive);
 /// The Memento links of the change page of commit (which lives in changes/): rel (original,
 /// timemap, first memento, prev memento) and href, from what the site knows when it writes
 /// the page. No next or last memento: a change page is written once, before those exist.
-std::vector<std::pair<std::string, std::string>> memento_links(const std::filesystem::path& top,
-                                                               const std::string& source,
-                                                               const std::string& original,
-                                                               const SourceVersions& versions,
-                                                               const std::string& commit);
+/// queued, when given, says whether a file is on its way to the site (written by a thread
+/// that has not reached it yet): such a raw copy counts as there.
+std::vector<std::pair<std::string, std::string>> memento_links(
+    const std::filesystem::path& top, const std::string& source, const std::string& original,
+    const SourceVersions& versions, const std::string& commit,
+    const std::function<bool(const std::filesystem::path&)>& queued = {});
 
 }  // namespace feeddiff::site

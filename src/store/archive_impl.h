@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,18 @@ struct Archive::Impl {
   std::vector<std::pair<std::string, std::vector<PathChange>>> recent_changes;
   std::size_t next_recent = 0;
 
+  // A source's directory at a commit (its tree id, zero when absent, and its path), the last
+  // answers kept: reading a source's versions in order asks for each version's directory
+  // twice, as its new side and as the next version's old side, and each read inflates a
+  // raw/ tree of a thousand entries.
+  struct SourceEntry {
+    git_oid id{};
+    std::string dir;
+  };
+  std::vector<std::pair<std::string, SourceEntry>> recent_entries;
+  std::size_t next_entry = 0;
+  Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
+
   // changed_only_source's raw/ trees, the last one read kept for the next call.
   git::OdbPtr compared_odb;
   std::unique_ptr<source_index::RawTreeComparer> comparer;
@@ -54,6 +67,11 @@ struct Archive::Impl {
   // poll reads up to six paths of a source in a row, each below raw/, whose tree holds an
   // entry per source and would be parsed again for each (libgit2's object cache is off).
   std::map<std::string, std::pair<git_oid, git::TreePtr>> head_trees;
+
+  // The thread that opened the archive: read_blob reads through the repository's own object
+  // database there (opening one per call was a twentieth of a site build), and opens one of
+  // its own on any other thread.
+  std::thread::id opened_on = std::this_thread::get_id();
 
   // Lists the paths to check out (one a line) and the lock files taken meanwhile (see
   // git_locks.h) while the branch, index and work tree are brought in step.

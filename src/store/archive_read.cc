@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "feeddiff/failpoint.h"
 #include "feeddiff/message.h"
@@ -243,20 +244,52 @@ Result<std::string> Archive::source_dir_at(std::string_view commit_id,
   return dir;
 }
 
+namespace {
+
+// A full id names one commit for good; a revision ("HEAD") does not.
+bool is_full_id(std::string_view id) {
+  return id.size() == 40 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+}  // namespace
+
+Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_view commit_id,
+                                                                  std::string_view name) {
+  std::string key;
+  if (is_full_id(commit_id)) {
+    key.append(commit_id).append(1, '\0').append(name);
+    for (const auto& [k, v] : recent_entries)
+      if (k == key) return v;
+  }
+  auto commit = archive_detail::lookup_commit(repo.get(), commit_id);
+  if (!commit) return commit.error();
+  auto tree = archive_detail::tree_of(commit->get());
+  if (!tree) return tree.error();
+  SourceEntry out;
+  out.id = archive_detail::source_entry(tree->get(), name, &out.dir);
+  if (!key.empty()) {
+    if (recent_entries.size() < kRecentChanges)
+      recent_entries.emplace_back(std::move(key), out);
+    else
+      recent_entries[next_entry] = {std::move(key), out};
+    next_entry = (next_entry + 1) % kRecentChanges;
+  }
+  return out;
+}
+
 Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_id,
-                                                        std::string_view name) const {
-  // A full id names one commit for good; a revision ("HEAD") does not.
-  const bool full_id =
-      commit_id.size() == 40 && std::all_of(commit_id.begin(), commit_id.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-      });
+                                                        std::string_view name,
+                                                        std::string_view previous) const {
+  const bool full_id = is_full_id(commit_id);
   std::string key;
   if (full_id) {
     key.append(commit_id).append(1, '\0').append(name);
     for (const auto& [k, v] : impl_->recent_changes)
       if (k == key) return v;
   }
-  auto out = source_changes_read(commit_id, name);
+  auto out = source_changes_read(commit_id, name, is_full_id(previous) ? previous : "");
   if (full_id && out) {
     auto& recent = impl_->recent_changes;
     if (recent.size() < Impl::kRecentChanges)
@@ -269,17 +302,28 @@ Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_
 }
 
 Result<std::vector<PathChange>> Archive::source_changes_read(std::string_view commit_id,
-                                                             std::string_view name) const {
+                                                             std::string_view name,
+                                                             std::string_view previous) const {
   git_repository* repo = impl_->repo.get();
-  auto commit = lookup_commit(repo, commit_id);
-  if (!commit) return commit.error();
-  auto tree = tree_of(commit->get());
-  if (!tree) return tree.error();
-  auto parent_tree = first_parent_tree(commit->get());
-  if (!parent_tree) return parent_tree.error();
-  std::string new_dir, old_dir;
-  const git_oid now = source_entry(tree->get(), name, &new_dir);
-  const git_oid before = source_entry(parent_tree->get(), name, &old_dir);
+  auto new_entry = impl_->source_entry_at(commit_id, name);
+  if (!new_entry) return new_entry.error();
+  Impl::SourceEntry old_entry;
+  if (!previous.empty() && git_oid_is_zero(&new_entry->id) == 0) {
+    // No commit between previous and this one changed the source: its directory in the
+    // parent's tree is the one at previous. (A deletion reads the parent's: its path is
+    // the parent's, whatever layout previous had.)
+    auto at = impl_->source_entry_at(previous, name);
+    if (!at) return at.error();
+    old_entry = std::move(*at);
+  } else {
+    auto commit = lookup_commit(repo, commit_id);
+    if (!commit) return commit.error();
+    auto parent_tree = first_parent_tree(commit->get());
+    if (!parent_tree) return parent_tree.error();
+    old_entry.id = source_entry(parent_tree->get(), name, &old_entry.dir);
+  }
+  const git_oid now = new_entry->id, before = old_entry.id;
+  const std::string &new_dir = new_entry->dir, &old_dir = old_entry.dir;
   if (git_oid_equal(&now, &before)) return std::vector<PathChange>{};
   auto load = [&](const git_oid& id) -> Result<git::TreePtr> {
     if (git_oid_is_zero(&id) == 1) return git::TreePtr();
@@ -367,11 +411,16 @@ Result<Blob> Archive::read_blob(std::string_view blob_id) const {
   const std::string hex(blob_id);
   if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
     return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
-  // libgit2 objects are not to be shared between threads, so each call opens the object
-  // database anew: a directory listing and the pack indexes' headers, which are mapped.
+  // libgit2 objects are not to be shared between threads: on a thread other than the one
+  // that opened the archive, each call opens the object database anew (a directory listing
+  // and the pack indexes' headers, which are mapped).
   git_odb* odb = nullptr;
-  if (git_odb_open(&odb, (impl_->git_dir + "/objects").c_str()) != 0)
+  if (std::this_thread::get_id() == impl_->opened_on) {
+    if (git_repository_odb(&odb, impl_->repo.get()) != 0)
+      return git::last_error("opening the object database");
+  } else if (git_odb_open(&odb, (impl_->git_dir + "/objects").c_str()) != 0) {
     return git::last_error("opening the object database");
+  }
   git::OdbPtr odb_owned(odb);
   git_odb_object* object = nullptr;
   if (const int rc = git_odb_read(&object, odb, &id); rc != 0)

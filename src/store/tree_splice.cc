@@ -123,7 +123,8 @@ class Splicer {
       if (!parse(bytes, entries)) return std::optional<git_oid>{};
     }
 
-    for (const auto& [name, g] : groups) {
+    for (const auto& [group_name, g] : groups) {
+      const std::string_view name = group_name;  // a lambda may not capture a binding (C++20)
       auto it = std::find_if(entries.begin(), entries.end(),
                              [&](const Entry& e) { return e.name == name; });
       const bool present = it != entries.end();

@@ -4,12 +4,14 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "feeddiff/core.h"
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
+#include "site/site_fork.h"
 #include "support/process.h"
 #include "support/recorded_archive.h"
 
@@ -108,4 +110,46 @@ TEST_CASE("a first build keeps feed entries only for changes its sources' feeds 
   fresh.dir = make_temp_dir("site-entries-fresh") + "/public";
   REQUIRE(build_site(recorded.open(), fresh));
   CHECK(*read_file(fresh.dir + "/sources/blog/feed.atom") == after);
+}
+
+TEST_CASE(
+    "a site whose source pages a forked child wrote is byte for byte the site one process wrote",
+    "[site]") {
+  RecordedArchive recorded("site-fork", {"alpha", "beta", "gamma", "delta"});
+  for (int n = 0; n < 3; ++n)
+    for (const std::string source : {"alpha", "beta", "gamma", "delta"})
+      REQUIRE_FALSE(
+          recorded
+              .record(source, "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>" +
+                                  source + "</title>\n<item><guid>g" + std::to_string(n) +
+                                  "</guid><title>Item " + std::to_string(n) +
+                                  "</title></item>\n</channel></rss>\n")
+              .empty());
+  const auto files_of = [](const std::string& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+      if (entry.is_regular_file() && entry.path().filename() != ".feeddiff-site.lock")
+        out[fs::relative(entry.path(), dir).string()] = *read_file(entry.path().string());
+    return out;
+  };
+  const std::size_t kept = site::fork_min_sources;
+  const std::size_t answers = site::fork_answers;
+  SiteOptions split;
+  split.dir = make_temp_dir("site-fork-split") + "/public";
+  site::fork_min_sources = 2;
+  auto forked = build_site(recorded.open(), split);
+  SiteOptions alone = split;
+  alone.dir = make_temp_dir("site-fork-alone") + "/public";
+  site::fork_min_sources = std::size_t(-1);
+  auto single = build_site(recorded.open(), alone);
+  site::fork_min_sources = kept;
+  REQUIRE(forked);
+  REQUIRE(single);
+  // One child answered for two of the four sources, and its counts joined the run's.
+  CHECK(site::fork_answers == answers + 1);
+  CHECK(forked->written == single->written);
+  CHECK(forked->mementos == single->mementos);
+  const auto pages = files_of(alone.dir);
+  CHECK(pages.count("sources/gamma/feed.atom") == 1);
+  CHECK(files_of(split.dir) == pages);
 }
