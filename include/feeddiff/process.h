@@ -64,4 +64,22 @@ struct ChildRun {
 /// outputs are closed, or at the deadline. Errc::io when it cannot be started.
 Result<ChildRun> run_child(const ChildRequest& request);
 
+// ---- Forked helpers: a share of feeddiff's own work done by a copy of the process (no
+// exec), answering through an in-memory file (the index rebuild, the site's source pages).
+
+/// Whether a helper may be forked now: this process has one thread (a lock another thread
+/// held would be copied held, for ever) and may run on two CPUs or more.
+bool may_fork_helper();
+
+/// In a forked helper, first: it dies with its parent (PR_SET_PDEATHSIG), and exits at once
+/// if the parent is gone already. It shares the parent's descriptors (the archive lock, an
+/// flock, is held while any copy is open): a helper left behind would hold it for ever.
+void die_with_parent(int parent_pid);
+
+/// Writes all of bytes to fd, retrying on EINTR; false on any error.
+bool write_whole(int fd, std::string_view bytes);
+
+/// The whole content of fd read from offset 0 (pread), retrying on EINTR; nullopt on error.
+std::optional<std::string> read_whole(int fd);
+
 }  // namespace feeddiff

@@ -1,70 +1,29 @@
 #include "site/site_fork.h"
 
-#include <sched.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
-#include <filesystem>
-#include <string_view>
 #include <utility>
+
+#include "feeddiff/process.h"
 
 namespace feeddiff::site {
 
-namespace {
-
-bool may_fork_now() {
-  cpu_set_t cpus;
-  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2) return false;
-  std::error_code ec;
-  std::size_t threads = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    ++threads;
-  return !ec && threads == 1;
-}
-
-bool put_whole(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-std::optional<std::string> get_whole(int fd) {
-  std::string out;
-  char buffer[1 << 14];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return out;
-    out.append(buffer, static_cast<std::size_t>(n));
-    at += n;
-  }
-}
-
-}  // namespace
-
 std::optional<ForkedPart> ForkedPart::start(
     const std::function<std::optional<std::string>()>& work) {
-  if (!may_fork_now()) return std::nullopt;
+  if (!may_fork_helper()) return std::nullopt;
   const int fd = ::memfd_create("feeddiff-site-part", MFD_CLOEXEC);
   if (fd < 0) return std::nullopt;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
+    die_with_parent(parent);
     int code = 1;
     try {
-      if (auto answer = work(); answer && put_whole(fd, *answer)) code = 0;
+      if (auto answer = work(); answer && write_whole(fd, *answer)) code = 0;
     } catch (...) {
     }
     // No destructors, no atexit handlers, no stdio flush: those are the parent's.
@@ -98,7 +57,7 @@ std::optional<std::string> ForkedPart::finish() {
   }
   pid_ = -1;
   if (waited < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  auto answer = get_whole(fd_);
+  auto answer = read_whole(fd_);
   if (answer) ++fork_answers;
   return answer;
 }

@@ -55,6 +55,18 @@ Result<std::optional<git_oid>> file_at(git_repository* repo, std::string_view co
   return std::optional<git_oid>(*git_tree_entry_id(entry));
 }
 
+// A blob's bytes as a string; path names it in the error.
+Result<std::optional<std::string>> blob_text(git_repository* repo, const git_oid& id,
+                                             std::string_view path) {
+  git_blob* blob = nullptr;
+  if (git_blob_lookup(&blob, repo, &id) != 0)
+    return git::last_error(fmt::format("reading {}", path));
+  git::BlobPtr blob_owned(blob);
+  const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
+  return std::optional<std::string>(
+      std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+}
+
 }  // namespace
 
 Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
@@ -62,13 +74,7 @@ Result<std::optional<std::string>> Archive::read(std::string_view commit_id,
   auto id = file_at(impl_->repo.get(), commit_id, path);
   if (!id) return id.error();
   if (!*id) return std::optional<std::string>{};
-  git_blob* blob = nullptr;
-  if (git_blob_lookup(&blob, impl_->repo.get(), &**id) != 0)
-    return git::last_error(fmt::format("reading {}", path));
-  git::BlobPtr blob_owned(blob);
-  const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
-  return std::optional<std::string>(
-      std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+  return blob_text(impl_->repo.get(), **id, path);
 }
 
 Result<std::optional<std::string>> Archive::blob_id(std::string_view commit_id,
@@ -101,13 +107,7 @@ Result<std::optional<std::string>> Archive::read_head(std::string_view path) con
   auto id = impl_->head_file(head->value().get(), path);
   if (!id) return id.error();
   if (!*id) return std::optional<std::string>{};
-  git_blob* blob = nullptr;
-  if (git_blob_lookup(&blob, impl_->repo.get(), &**id) != 0)
-    return git::last_error(fmt::format("reading {}", path));
-  git::BlobPtr blob_owned(blob);
-  const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
-  return std::optional<std::string>(
-      std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+  return blob_text(impl_->repo.get(), **id, path);
 }
 
 Result<std::optional<git_oid>> Archive::Impl::head_file(const git_commit* head,

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <new>
 
+#include "feeddiff/process.h"
 #include "store/git_handles.h"
 #include "store/source_index_files.h"
 
@@ -149,50 +150,6 @@ std::optional<std::optional<Touched>> decode_touched(std::string_view in,
   return std::optional<Touched>(std::move(out));
 }
 
-bool write_whole(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-std::optional<std::string> read_whole(int fd) {
-  std::string out;
-  char buffer[1 << 16];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return out;
-    out.append(buffer, static_cast<std::size_t>(n));
-    at += n;
-  }
-}
-
-// Whether a child may be forked: this process has one thread, and may run on two CPUs or
-// more (on one, the child would only add its own start to the same CPU's work).
-bool may_fork() {
-  cpu_set_t cpus;
-  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2) return false;
-  std::error_code ec;
-  std::size_t threads = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    ++threads;
-  return !ec && threads == 1;
-}
-
-// In a forked child, first: it must not outlive its parent, whose descriptors it shares (the
-// archive lock is an flock, held while any copy of its descriptor is open; a child left
-// waiting for a parent killed mid-walk would hold it for ever).
-void die_with(pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(1);
-}
-
 // In the forked child: the older half, from a repository of its own, into fd. Never returns.
 [[noreturn]] void index_in_child(const std::string& git_dir, const Roots& before,
                                  std::span<const Step> steps, int fd) {
@@ -224,7 +181,7 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
                                           std::span<const Step> steps) {
   using Answer = std::optional<Touched>;
   if (split_min_steps == 0 || steps.size() < std::max<std::size_t>(split_min_steps, 2) ||
-      !may_fork())
+      !may_fork_helper())
     return touched_here(repo, before, steps);
   const std::size_t half = steps.size() / 2;
   const auto older = steps.first(half);
@@ -235,7 +192,7 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    die_with(parent);
+    die_with_parent(parent);
     index_in_child(git_dir, before, older, fd);
   }
   if (pid < 0) {
@@ -448,7 +405,7 @@ void SplitWalk::start_child() {
   const std::string git_dir = git_repository_path(repo_);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid == 0) die_with(parent);
+  if (pid == 0) die_with_parent(parent);
   if (pid == 0)
     walk_in_child(git_dir, shared_->claims, shared_->published, shared_->total, shared_->done,
                   shared_->before, shared_->steps(), fd_);
@@ -465,7 +422,7 @@ void SplitWalk::add(Step step) {
       shared_->published.store(static_cast<std::uint32_t>(n), std::memory_order_release);
     }
   } else if (split_min_steps > 0 && n == std::max<std::size_t>(split_min_steps, 2) &&
-             n <= capacity_ && capacity_ < kNotStarted && may_fork()) {
+             n <= capacity_ && capacity_ < kNotStarted && may_fork_helper()) {
     start_child();
   }
 }
