@@ -23,7 +23,7 @@ std::optional<ForkedPart> ForkedPart::start(
     die_with_parent(parent);
     int code = 1;
     try {
-      if (auto answer = work(); answer && write_whole(fd, *answer)) code = 0;
+      if (auto answer = work(); answer && !fork_child_fails && write_whole(fd, *answer)) code = 0;
     } catch (...) {
     }
     // No destructors, no atexit handlers, no stdio flush: those are the parent's.

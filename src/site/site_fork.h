@@ -23,6 +23,9 @@ namespace feeddiff::site {
 inline std::size_t fork_min_sources = 64;
 // Children that answered, in this process (for the tests).
 inline std::size_t fork_answers = 0;
+// Tests set it: a child does its work, then exits with a failure instead of answering, as
+// one killed after writing its pages would; the parent must write them again.
+inline bool fork_child_fails = false;
 
 class ForkedPart {
  public:

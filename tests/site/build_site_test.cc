@@ -113,7 +113,8 @@ TEST_CASE("a first build keeps feed entries only for changes its sources' feeds 
 }
 
 TEST_CASE(
-    "a site whose source pages a forked child wrote is byte for byte the site one process wrote",
+    "a site whose source pages a forked child wrote, or wrote and died before answering, is byte "
+    "for byte the site one process wrote",
     "[site]") {
   RecordedArchive recorded("site-fork", {"alpha", "beta", "gamma", "delta"});
   for (int n = 0; n < 3; ++n)
@@ -152,4 +153,17 @@ TEST_CASE(
   const auto pages = files_of(alone.dir);
   CHECK(pages.count("sources/gamma/feed.atom") == 1);
   CHECK(files_of(split.dir) == pages);
+
+  // A child that wrote its pages and died before answering: the parent writes its sources
+  // again, and the site is the same.
+  SiteOptions failed = split;
+  failed.dir = make_temp_dir("site-fork-failed") + "/public";
+  site::fork_min_sources = 2;
+  site::fork_child_fails = true;
+  auto redone = build_site(recorded.open(), failed);
+  site::fork_child_fails = false;
+  site::fork_min_sources = kept;
+  REQUIRE(redone);
+  CHECK(site::fork_answers == answers + 1);
+  CHECK(files_of(failed.dir) == pages);
 }
