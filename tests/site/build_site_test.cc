@@ -167,3 +167,33 @@ TEST_CASE(
   CHECK(site::fork_answers == answers + 1);
   CHECK(files_of(failed.dir) == pages);
 }
+
+TEST_CASE("a change page the writer thread cannot write fails the run, and the next run writes it",
+          "[site]") {
+  RecordedArchive recorded("site-writer-error", {"blog"});
+  record_two_versions(recorded);
+  SiteOptions options;
+  options.dir = make_temp_dir("site-writer-error-out") + "/public";
+  REQUIRE(build_site(recorded.open(), options));
+  const std::string next = recorded.record(
+      "blog",
+      "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Blog</title>\n<item>"
+      "<guid>Gamma</guid><title>Gamma</title></item>\n</channel></rss>\n");
+  REQUIRE_FALSE(next.empty());
+  // A directory where the new change's page goes: no write can make that file (root's
+  // permissions notwithstanding).
+  const std::string page = options.dir + "/changes/" + next + ".html";
+  fs::create_directories(page + "/in-the-way");
+
+  auto failed = build_site(recorded.open(), options);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message.find(next + ".html") != std::string::npos);
+
+  fs::remove_all(page);
+  auto again = build_site(recorded.open(), options);
+  REQUIRE(again);
+  CHECK(fs::is_regular_file(page));
+  const auto index = read_file(options.dir + "/index.html");
+  REQUIRE(index);
+  CHECK(index->find("changes/" + next + ".html") != std::string::npos);
+}
