@@ -39,13 +39,35 @@ struct Archive::Impl {
   std::size_t pending_bytes = 0;          // bytes of those objects
   std::size_t pending_commits = 0;        // commits not yet on the branch
 
-  // source_changes' last answers for full commit ids (a commit never changes): a site build
-  // asks for one change's paths two or three times in a row (the source's versions, the
-  // change's page, its search documents), and each answer reads two raw/ trees, which hold
-  // a thousand entries in an archive of a thousand sources.
-  static constexpr std::size_t kRecentChanges = 8;
-  std::vector<std::pair<std::string, std::vector<PathChange>>> recent_changes;
-  std::size_t next_recent = 0;
+  // The last few answers of a question about a full commit id (a commit never changes),
+  // oldest replaced first.
+  template <typename Value>
+  class Recent {
+   public:
+    const Value* find(const std::string& key) const {
+      for (const auto& [k, v] : slots_)
+        if (k == key) return &v;
+      return nullptr;
+    }
+    void remember(std::string key, Value value) {
+      if (slots_.size() < kSlots)
+        slots_.emplace_back(std::move(key), std::move(value));
+      else
+        slots_[next_] = {std::move(key), std::move(value)};
+      next_ = (next_ + 1) % kSlots;
+    }
+
+   private:
+    static constexpr std::size_t kSlots = 8;
+    std::vector<std::pair<std::string, Value>> slots_;
+    std::size_t next_ = 0;
+  };
+
+  // source_changes' last answers: a site build asks for one change's paths two or three
+  // times in a row (the source's versions, the change's page, its search documents), and
+  // each answer reads two raw/ trees, which hold a thousand entries in an archive of a
+  // thousand sources.
+  Recent<std::vector<PathChange>> recent_changes;
 
   // A source's directory at a commit (its tree id, zero when absent, and its path), the last
   // answers kept: reading a source's versions in order asks for each version's directory
@@ -55,8 +77,7 @@ struct Archive::Impl {
     git_oid id{};
     std::string dir;
   };
-  std::vector<std::pair<std::string, SourceEntry>> recent_entries;
-  std::size_t next_entry = 0;
+  Recent<SourceEntry> recent_entries;
   Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
 
   // changed_only_source's raw/ trees, the last one read kept for the next call.

@@ -260,8 +260,7 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
   std::string key;
   if (is_full_id(commit_id)) {
     key.append(commit_id).append(1, '\0').append(name);
-    for (const auto& [k, v] : recent_entries)
-      if (k == key) return v;
+    if (const SourceEntry* known = recent_entries.find(key)) return *known;
   }
   auto commit = archive_detail::lookup_commit(repo.get(), commit_id);
   if (!commit) return commit.error();
@@ -269,13 +268,7 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
   if (!tree) return tree.error();
   SourceEntry out;
   out.id = archive_detail::source_entry(tree->get(), name, &out.dir);
-  if (!key.empty()) {
-    if (recent_entries.size() < kRecentChanges)
-      recent_entries.emplace_back(std::move(key), out);
-    else
-      recent_entries[next_entry] = {std::move(key), out};
-    next_entry = (next_entry + 1) % kRecentChanges;
-  }
+  if (!key.empty()) recent_entries.remember(std::move(key), out);
   return out;
 }
 
@@ -286,18 +279,10 @@ Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_
   std::string key;
   if (full_id) {
     key.append(commit_id).append(1, '\0').append(name);
-    for (const auto& [k, v] : impl_->recent_changes)
-      if (k == key) return v;
+    if (const auto* known = impl_->recent_changes.find(key)) return *known;
   }
   auto out = source_changes_read(commit_id, name, is_full_id(previous) ? previous : "");
-  if (full_id && out) {
-    auto& recent = impl_->recent_changes;
-    if (recent.size() < Impl::kRecentChanges)
-      recent.emplace_back(std::move(key), *out);
-    else
-      recent[impl_->next_recent] = {std::move(key), *out};
-    impl_->next_recent = (impl_->next_recent + 1) % Impl::kRecentChanges;
-  }
+  if (full_id && out) impl_->recent_changes.remember(std::move(key), *out);
   return out;
 }
 
@@ -387,11 +372,23 @@ Blob::Blob(std::string bytes) {
   owner_ = std::move(owned);
 }
 
-Result<std::size_t> Archive::blob_size(std::string_view blob_id) const {
+namespace {
+
+// The id a blob's full hex id spells; Errc::not_found for anything else.
+Result<git_oid> blob_oid(std::string_view blob_id) {
   git_oid id;
   const std::string hex(blob_id);
   if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
     return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
+  return id;
+}
+
+}  // namespace
+
+Result<std::size_t> Archive::blob_size(std::string_view blob_id) const {
+  auto parsed = blob_oid(blob_id);
+  if (!parsed) return parsed.error();
+  const git_oid id = *parsed;
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, impl_->repo.get()) != 0)
     return git::last_error("opening the object database");
@@ -407,10 +404,9 @@ Result<std::size_t> Archive::blob_size(std::string_view blob_id) const {
 }
 
 Result<Blob> Archive::read_blob(std::string_view blob_id) const {
-  git_oid id;
-  const std::string hex(blob_id);
-  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0)
-    return Error{Errc::not_found, fmt::format("no blob {}", blob_id)};
+  auto parsed = blob_oid(blob_id);
+  if (!parsed) return parsed.error();
+  const git_oid id = *parsed;
   // libgit2 objects are not to be shared between threads: on a thread other than the one
   // that opened the archive, each call opens the object database anew (a directory listing
   // and the pack indexes' headers, which are mapped).
