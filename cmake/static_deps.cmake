@@ -1,5 +1,5 @@
 # How the executables get their libraries: the targets feeddiff_libgit2, feeddiff_crypto
-# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_pugixml, feeddiff_gumbo, feeddiff_fmt and
+# (libcrypto: SHA-1), feeddiff_zlib, feeddiff_deflate (libdeflate), feeddiff_pugixml, feeddiff_gumbo, feeddiff_fmt and
 # feeddiff_toml, which the modules link instead of the packages' own targets.
 #
 # Static (FEEDDIFF_STATIC, the default). Every command starts as a fresh process, many times a
@@ -12,6 +12,7 @@
 #   reaches through it (TLS, SSH, Kerberos; fetching is libcurl's, loaded by dlopen).
 # - libsqlite3 (export-sqlite) from Debian's libsqlite3.a, which needs only libm.
 # - gumbo (article) from Debian's libgumbo.a, which needs only libc.
+# - libdeflate (store: the poll's pack compression) from Debian's libdeflate.a, libc only.
 # - pugixml from libpugixml.a, fmt compiled from its headers once (cmake/fmt_compiled.cc),
 #   toml++ header-only, libstdc++ and libgcc linked in:
 #   what remains to load at start-up is libc and libm.
@@ -26,6 +27,7 @@ option(FEEDDIFF_STATIC "Link libgit2, libsqlite3, pugixml, gumbo, fmt, toml++ an
 add_library(feeddiff_libgit2 INTERFACE)
 add_library(feeddiff_crypto INTERFACE)
 add_library(feeddiff_zlib INTERFACE)
+add_library(feeddiff_deflate INTERFACE)
 add_library(feeddiff_pugixml INTERFACE)
 add_library(feeddiff_fmt INTERFACE)
 add_library(feeddiff_toml INTERFACE)
@@ -33,7 +35,7 @@ add_library(feeddiff_sqlite INTERFACE)
 add_library(feeddiff_gumbo INTERFACE)
 if(FEEDDIFF_STATIC)
   foreach(name git2 ssh2 mbedtls mbedx509 mbedcrypto pcre2-8 http_parser z crypto pugixml sqlite3
-             gumbo)
+             gumbo deflate)
     find_library(FEEDDIFF_LIB_${name} lib${name}.a)
     if(NOT FEEDDIFF_LIB_${name})
       message(FATAL_ERROR "lib${name}.a not found (scripts/deps installs the packages that "
@@ -53,6 +55,8 @@ if(FEEDDIFF_STATIC)
       target_include_directories(feeddiff_gumbo SYSTEM INTERFACE ${GUMBO_INCLUDE_DIRS})
     elseif(name STREQUAL "z")
       target_link_libraries(feeddiff_zlib INTERFACE ${FEEDDIFF_LIB_${name}})
+    elseif(name STREQUAL "deflate")
+      target_link_libraries(feeddiff_deflate INTERFACE ${FEEDDIFF_LIB_${name}})
     else()
       target_link_libraries(feeddiff_libgit2 INTERFACE ${FEEDDIFF_LIB_${name}})
     endif()
@@ -82,6 +86,7 @@ else()
   target_link_libraries(feeddiff_libgit2 INTERFACE PkgConfig::LIBGIT2)
   target_link_libraries(feeddiff_crypto INTERFACE OpenSSL::Crypto)
   target_link_libraries(feeddiff_zlib INTERFACE ZLIB::ZLIB)
+  target_link_libraries(feeddiff_deflate INTERFACE PkgConfig::LIBDEFLATE)
   target_link_libraries(feeddiff_pugixml INTERFACE pugixml::pugixml)
   target_link_libraries(feeddiff_fmt INTERFACE fmt::fmt)
   target_link_libraries(feeddiff_toml INTERFACE tomlplusplus::tomlplusplus)

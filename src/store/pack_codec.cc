@@ -1,10 +1,12 @@
 #include "store/pack_codec.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace feeddiff::pack {
 
@@ -41,8 +43,23 @@ void deflate_append(std::string_view data, std::string& out, int level, int wind
 
 void zlib_compress(std::string_view data, std::string& out) {
   // The fastest level: a pack is written on every poll, and `feeddiff gc` repacks with git's
-  // own compression and deltas. 15 bits of window and zlib's header (RFC 1950).
-  deflate_append(data, out, Z_BEST_SPEED, 15);
+  // own compression and deltas. libdeflate, not zlib: the whole object is in memory, which is
+  // what libdeflate asks, and at its level 1 it compressed bench/poll's 35.3 MB of feeds in
+  // 0.091 s to 5.80 MB where zlib's level 1 took 0.190 s for 6.19 MB; compression was a
+  // quarter of a cold poll's CPU. Its output is an ordinary zlib stream (RFC 1950).
+  using CompressorPtr =
+      std::unique_ptr<libdeflate_compressor, decltype(&libdeflate_free_compressor)>;
+  // One per thread (the poll compresses on two): a compressor is not to be shared, and making
+  // one allocates its hash tables.
+  thread_local CompressorPtr compressor(libdeflate_alloc_compressor(1),
+                                        &libdeflate_free_compressor);
+  if (!compressor) std::abort();  // only when out of memory
+  const std::size_t written = out.size();
+  out.resize(written + libdeflate_zlib_compress_bound(compressor.get(), data.size()));
+  const std::size_t made = libdeflate_zlib_compress(compressor.get(), data.data(), data.size(),
+                                                    out.data() + written, out.size() - written);
+  if (made == 0) std::abort();  // the bound is always room enough
+  out.resize(written + made);
 }
 
 std::uint32_t crc32(std::uint32_t crc, std::string_view data) {

@@ -1,9 +1,9 @@
 #pragma once
-// The byte-level pieces of a git pack, internal to store: CRC-32 (index entries) and zlib
-// streams (object data) from zlib, and a git delta encoder, which no linked library offers
-// (libgit2 keeps its own internal). Checked end to end by git itself: the store tests run
-// `git fsck` and `git verify-pack` on every pack written. Pack and index checksums are
-// core's Sha1.
+// The byte-level pieces of a git pack, internal to store: CRC-32 (index entries) from zlib,
+// zlib streams (object data) from libdeflate, gzip members from zlib, and a git delta
+// encoder, which no linked library offers (libgit2 keeps its own internal). Checked end to end by
+// git itself: the store tests run `git fsck` and `git verify-pack` on every pack written. Pack and
+// index checksums are core's Sha1.
 
 #include <cstdint>
 #include <string>
@@ -14,7 +14,7 @@ namespace feeddiff::pack {
 /// zlib's CRC-32 (as git's index records it), continuing from crc.
 std::uint32_t crc32(std::uint32_t crc, std::string_view data);
 
-/// Appends a zlib stream (RFC 1950) of data to out, at zlib's fastest level.
+/// Appends a zlib stream (RFC 1950) of data to out, at libdeflate's fastest level.
 void zlib_compress(std::string_view data, std::string& out);
 
 /// Appends data deflated at level (zlib's -1 to 9) to out, with zlib's window_bits: 8 to 15
