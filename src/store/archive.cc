@@ -233,10 +233,24 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   for (const auto& file : request.files) paths.push_back(file.path);
 
   if (impl_->batching) {
-    // Everything goes to memory; flush() packs it and moves the branch.
-    if (git_commit_create_from_ids(&commit_id, repo, nullptr, author, committer, "UTF-8",
-                                   request.message.c_str(), &tree_id, *head ? 1 : 0, parents) != 0)
+    // Everything goes to memory; flush() packs it and moves the branch. The commit goes
+    // straight to the in-memory backend, as the blobs and trees do: git_odb_write would first
+    // look for it everywhere (a new object never is there), rescanning objects/pack/ and
+    // touching a loose path each time, 2.6% of a cold poll's CPU on its own thread.
+    git_tree* root = nullptr;
+    if (git_tree_lookup(&root, repo, &tree_id) != 0) return git::last_error("reading the new tree");
+    git::TreePtr root_owned(root);
+    const git_commit* parent_commits[1] = {*head ? head->value().get() : nullptr};
+    git_buf text = GIT_BUF_INIT;
+    if (git_commit_create_buffer(&text, repo, author, committer, "UTF-8", request.message.c_str(),
+                                 root, *head ? 1 : 0, parent_commits) != 0)
       return git::last_error("writing the commit");
+    const int rc = git_odb_hash(&commit_id, text.ptr, text.size, GIT_OBJECT_COMMIT) != 0
+                       ? -1
+                       : impl_->mempack->write(impl_->mempack, &commit_id, text.ptr, text.size,
+                                               GIT_OBJECT_COMMIT);
+    git_buf_dispose(&text);
+    if (rc != 0) return git::last_error("writing the commit");
     if (auto ok = impl_->note_objects(request, tree_id, spliced ? &*spliced : nullptr, commit_id);
         !ok)
       return ok.error();
