@@ -55,6 +55,9 @@ struct FileWrite {
   /// When not empty (with content): blob_id(*content), computed ahead on another thread, so
   /// that a batch's commit need not hash the bytes again. It must be of exactly these bytes.
   std::string content_id = {};
+  /// Instead of content (then nullopt): bytes to store that the caller hands over shared
+  /// rather than copied (the poll's response bodies, on their way to a batch's pack).
+  std::shared_ptr<const std::string> shared = {};
 };
 
 /// A commit to make on the archive's branch.

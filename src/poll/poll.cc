@@ -286,7 +286,8 @@ class Poller {
     }
   }
 
-  SourceOutcome settle(const Job& job, const Result<FetchResponse>& response,
+  // The response's body goes into the commit (record()): only its size is read after.
+  SourceOutcome settle(const Job& job, Result<FetchResponse>& response,
                        std::optional<Ahead> ahead) {
     const SourceConfig& source = *job.source;
     SourceState& st = state_.sources[source.name];
@@ -294,14 +295,15 @@ class Poller {
     out.name = source.name;
     st.last_attempt = now_;
     if (!response) return fail(source, st, out, response.error().message, 0, std::nullopt);
-    const FetchResponse& r = *response;
+    FetchResponse& r = *response;
+    const std::size_t body_size = r.body.size();
     out.status = r.status;
     out.address_class = r.address_class;
     st.last_status = r.status;
     note_redirect(source, st, r, out);
 
     if (r.status == 304) {
-      succeed(source, st, r);
+      succeed(source, st, schedule::freshness_hint(r));
       if (const Header* h = r.header("etag")) st.etag = h->value;
       if (const Header* h = r.header("last-modified")) st.last_modified = h->value;
       out.outcome = Outcome::not_modified;
@@ -326,13 +328,14 @@ class Poller {
       return fail(source, st, out, fmt::format("{}: HTTP {}", redact_url(r.final_url), r.status),
                   r.status, schedule::retry_after(r, now_));
     }
+    const TimeMs hint = schedule::freshness_hint(r);  // the body's <ttl> among them
     auto committed = record(source, r, std::move(ahead));
     if (!committed) {
       // The archive refused the write: stop settling more sources into it.
       if (fatal_.message.empty()) fatal_ = committed.error();
       return fail(source, st, out, committed.error().message, r.status, std::nullopt);
     }
-    out.bytes = r.body.size();
+    out.bytes = body_size;
     out.change_class = class_;
     if (!check_.feed) {
       // Archived, but no feed: a failure for the exit code and the backoff (a bot wall is not
@@ -357,7 +360,7 @@ class Poller {
       st.last_result = outcome_name(out.outcome);
       return out;
     }
-    succeed(source, st, r);
+    succeed(source, st, hint);
     st.not_a_feed.clear();
     st.not_a_feed_since = 0;
     st.not_a_feed_commit.clear();
@@ -375,10 +378,10 @@ class Poller {
       // validators above are the new body's, so the next poll asks about it.
       out.outcome = Outcome::unchanged;
       out.message = fmt::format("unchanged (cosmetic only: {}; {} bytes, HTTP {})", cosmetic_,
-                                r.body.size(), r.status);
+                                body_size, r.status);
     } else if (committed->empty()) {
       out.outcome = Outcome::unchanged;
-      out.message = fmt::format("unchanged ({} bytes, HTTP {})", r.body.size(), r.status);
+      out.message = fmt::format("unchanged ({} bytes, HTTP {})", body_size, r.status);
     } else {
       out.outcome = class_ == "restored" ? Outcome::restored
                     : first_version_     ? Outcome::added
@@ -386,7 +389,7 @@ class Poller {
       out.commit = *committed;
       st.last_change = now_;
       out.message =
-          fmt::format("{} ({} bytes, HTTP {})", outcome_name(out.outcome), r.body.size(), r.status);
+          fmt::format("{} ({} bytes, HTTP {})", outcome_name(out.outcome), body_size, r.status);
     }
     st.last_result = outcome_name(out.outcome);
     if (!cosmetic_.empty()) st.last_result += " (cosmetic only)";
@@ -396,11 +399,12 @@ class Poller {
     return out;
   }
 
-  void succeed(const SourceConfig& source, SourceState& st, const FetchResponse& r) {
+  // hint: schedule::freshness_hint of the response, taken before its body went on.
+  void succeed(const SourceConfig& source, SourceState& st, TimeMs hint) {
     st.last_success = now_;
     st.consecutive_failures = 0;
     st.last_error.clear();
-    st.next_due = now_ + std::max(source.every, schedule::freshness_hint(r));
+    st.next_due = now_ + std::max(source.every, hint);
   }
 
   SourceOutcome& fail(const SourceConfig& source, SourceState& st, SourceOutcome& out,
@@ -485,7 +489,7 @@ class Poller {
   // version deletes not-a-feed. The item diff against the last feed version is computed here,
   // once (each version normalized once, the new one first), for the commit's Change-Class and
   // Item-Summary trailers; its encoding goes to the cache once the commit is durable.
-  Result<std::string> record(const SourceConfig& source, const FetchResponse& r,
+  Result<std::string> record(const SourceConfig& source, FetchResponse& r,
                              std::optional<Ahead> ahead) {
     cosmetic_.clear();
     class_.clear();
@@ -616,7 +620,13 @@ class Poller {
     }
     if (!class_.empty()) message.change_class = class_;
     request.message = format_commit_message(message);
-    if (!restored) request.files.push_back({path, r.body, {}, blob});
+    if (!restored) {
+      // Handed over, not copied: the store shares the bytes with its compressing thread
+      // and the pack writer (a cold poll's bodies were copied four times on their way).
+      FileWrite body{path, std::nullopt, {}, blob};
+      body.shared = std::make_shared<const std::string>(std::move(r.body));
+      request.files.push_back(std::move(body));
+    }
     for (const std::string& gone : stale) request.files.push_back({gone, std::nullopt});
     auto committed = archive_.commit(request);
     if (!committed) return committed.error();

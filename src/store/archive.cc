@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <git2/sys/commit.h>
-#include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,28 +144,32 @@ Result<std::optional<std::string>> Archive::commit(const CommitRequest& request)
   for (const auto& file : request.files) {
     git_tree_update update{};
     update.path = file.path.c_str();
-    if (file.content) {
+    if (const std::string* bytes = stored_bytes(file)) {
       update.action = GIT_TREE_UPDATE_UPSERT;
       update.filemode = GIT_FILEMODE_BLOB;
-      // In a batch, a blob hashed ahead goes straight to the in-memory backend (which keeps
-      // one copy of each id): the hashing was done on another thread, beside the transfers.
-      if (impl_->mempack && file.content_id.size() == GIT_OID_HEXSZ &&
-          git_oid_fromstr(&update.id, file.content_id.c_str()) == 0) {
+      if (impl_->batch) {
+        // In a batch, a blob goes straight to the in-memory backend, shared with the
+        // compressing thread: bytes handed over shared are not copied at all. An id hashed
+        // ahead (on another thread, beside the transfers) is taken as it is.
+        if (file.content_id.size() == GIT_OID_HEXSZ &&
+            git_oid_fromstr(&update.id, file.content_id.c_str()) == 0) {
 #ifndef NDEBUG
-        // The id is trusted, and a wrong one would store bytes under another blob's name:
-        // the test builds check every one the suite's polls hand in.
-        if (feeddiff::blob_id(*file.content) != file.content_id)
-          return Error{Errc::git,
-                       fmt::format("{}: content_id is not the id of its bytes", file.path)};
+          // The id is trusted, and a wrong one would store bytes under another blob's name:
+          // the test builds check every one the suite's polls hand in.
+          if (feeddiff::blob_id(*bytes) != file.content_id)
+            return Error{Errc::git,
+                         fmt::format("{}: content_id is not the id of its bytes", file.path)};
 #endif
-        if (impl_->mempack->write(impl_->mempack, &update.id, file.content->data(),
-                                  file.content->size(), GIT_OBJECT_BLOB) != 0)
+        } else if (git_odb_hash(&update.id, bytes->data(), bytes->size(), GIT_OBJECT_BLOB) != 0) {
           return git::last_error(fmt::format("storing {}", file.path));
-      } else if (git_blob_create_from_buffer(&update.id, repo, file.content->data(),
-                                             file.content->size()) != 0) {
+        }
+        git::SharedBytes held =
+            file.shared ? file.shared : std::make_shared<const std::string>(*bytes);
+        impl_->batch->put(update.id, GIT_OBJECT_BLOB, held);
+        impl_->precompressor->submit(update.id, std::move(held));
+      } else if (git_blob_create_from_buffer(&update.id, repo, bytes->data(), bytes->size()) != 0) {
         return git::last_error(fmt::format("storing {}", file.path));
       }
-      if (impl_->precompressor) impl_->precompressor->submit(update.id, *file.content);
     } else if (!file.blob.empty()) {
       update.action = GIT_TREE_UPDATE_UPSERT;
       update.filemode = GIT_FILEMODE_BLOB;
@@ -311,10 +314,11 @@ Status Archive::Impl::note_objects(const CommitRequest& request, const git_oid& 
       b.objects.push_back({t.id, t.dir.empty() ? "/" : t.dir + "/"});
     }
     for (const auto& file : request.files) {
-      if (!file.content) continue;
+      const std::string* bytes = stored_bytes(file);
+      if (!bytes) continue;
       for (const auto& c : spliced->blobs)
         if (c.path == file.path && c.blob) {
-          b.pending_bytes += file.content->size();
+          b.pending_bytes += bytes->size();
           b.objects.push_back({*c.blob, file.path});
           break;
         }
@@ -337,7 +341,7 @@ Status Archive::Impl::note_objects(const CommitRequest& request, const git_oid& 
     if (git_oid_is_zero(&id) != 1) add(id, dir.empty() ? "/" : dir + "/");
   }
   for (const auto& file : request.files)
-    if (file.content) {
+    if (stored_bytes(file)) {
       const git_oid id = entry_id(tree, file.path);
       if (git_oid_is_zero(&id) != 1) add(id, file.path);
     }
@@ -350,13 +354,12 @@ Status Archive::begin_batch() {
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, impl_->repo.get()) != 0)
     return git::last_error("opening the object database");
-  git_odb_backend* mempack = nullptr;
-  int rc = git_mempack_new(&mempack);
   // Highest priority: every write of the batch lands in memory.
-  if (rc == 0) rc = git_odb_add_backend(odb, mempack, 999);
+  git::BatchBackend* batch = git::BatchBackend::add_to(odb, 999);
   git_odb_free(odb);
-  if (rc != 0) return git::last_error("starting a batch of commits");
-  impl_->mempack = mempack;
+  if (!batch) return git::last_error("starting a batch of commits");
+  impl_->batch = batch;
+  impl_->mempack = batch->backend();
   impl_->precompressor = std::make_unique<pack::Precompressor>();
   impl_->batching = true;
   return Ok{};
@@ -381,7 +384,7 @@ Status Archive::flush() {
 
   // 1. The objects, as one pack, durable before anything names them.
   if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack",
-                                 b.precompressor.get());
+                                 b.precompressor.get(), b.batch);
       !ok)
     return ok.error();
   if (b.precompressor) b.precompressor->clear();
@@ -408,11 +411,11 @@ Status Archive::flush() {
 
   // 3. The index and work tree. The batch's objects are still in memory (and first in the
   // lookup order), so the checkout copies them instead of inflating them from the pack.
-  if (auto ok = checkout_paths(repo, b.lock_places(), paths); !ok) return ok;
+  if (auto ok = checkout_paths(repo, b.lock_places(), paths, b.batch); !ok) return ok;
   failpoint(Failpoint::checkout_done);
   std::remove(b.checkout_marker().c_str());
   failpoint(Failpoint::flushed);
-  git_mempack_reset(b.mempack);
+  b.batch->reset();
   b.objects.clear();
   b.touched.clear();
   b.pending_bytes = 0;
@@ -436,6 +439,7 @@ Status Archive::end_batch() {
   impl_->repo.reset(repo);
   ignore_commit_graph(repo);
   impl_->batching = false;
+  impl_->batch = nullptr;
   impl_->mempack = nullptr;
   impl_->precompressor.reset();
   impl_->objects.clear();

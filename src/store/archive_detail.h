@@ -12,6 +12,7 @@
 
 #include "feeddiff/store.h"
 #include "store/abbreviator.h"
+#include "store/batch_backend.h"
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 
@@ -34,6 +35,11 @@ CommitInfo info_of(const git_commit* commit);
 
 // The id of the tree entry at path (a blob or a subtree), or a zero id when absent.
 git_oid entry_id(const git_tree* tree, const std::string& path);
+
+// The bytes a FileWrite stores (its content, or the bytes it shares); nullptr for none.
+inline const std::string* stored_bytes(const FileWrite& file) {
+  return file.content ? &*file.content : file.shared.get();
+}
 
 Result<git::TreePtr> tree_of(const git_commit* commit);
 
@@ -65,8 +71,10 @@ CommitInfo listed_info(git_commit* commit, const Abbreviator& abbreviate);
 // names (locks::write_index), not by the checkout.
 // The files are written directly (work_tree.h) unless a conversion might apply, then
 // through libgit2's checkout.
+// Blobs a batch holds (batch) are written from its memory, in place.
 Status checkout_paths(git_repository* repo, const locks::Places& places,
-                      const std::vector<std::string>& paths);
+                      const std::vector<std::string>& paths,
+                      const git::BatchBackend* batch = nullptr);
 
 // libgit2's checkout of these paths from HEAD, forced, the index left unwritten; false
 // when it failed (libgit2's error is set).

@@ -1,7 +1,6 @@
 // The git plumbing the Archive's files share (declared in archive_detail.h).
 
 #include <fcntl.h>
-#include <git2/sys/mempack.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,7 +223,7 @@ CommitInfo listed_info(git_commit* commit, const Abbreviator& abbreviate) {
 // deleted), whatever they hold now. The index is written through a lock file the marker
 // names (locks::write_index), not by the checkout.
 Status checkout_paths(git_repository* repo, const locks::Places& places,
-                      const std::vector<std::string>& paths) {
+                      const std::vector<std::string>& paths, const git::BatchBackend* batch) {
   if (paths.empty()) return Ok{};
   auto head = branch_head(repo);
   if (!head) return head.error();
@@ -234,7 +233,7 @@ Status checkout_paths(git_repository* repo, const locks::Places& places,
     if (!t) return t.error();
     tree = std::move(*t);
   }
-  auto written = work_tree::write_paths(repo, tree.get(), paths);
+  auto written = work_tree::write_paths(repo, tree.get(), paths, batch);
   if (!written) return written.error();
   if (!*written && !checkout_libgit2(repo, paths)) return git::last_error("updating the work tree");
   return write_index_durably(repo, places);

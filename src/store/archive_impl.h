@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "feeddiff/store.h"
+#include "store/batch_backend.h"
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 #include "store/pack_writer.h"
@@ -29,7 +30,8 @@ struct Archive::Impl {
 
   // A batch: objects go to an in-memory backend, the branch stays where it was until flush().
   bool batching = false;
-  git_odb_backend* mempack = nullptr;  // owned by repo's object database
+  git::BatchBackend* batch = nullptr;  // owned by repo's object database
+  git_odb_backend* mempack = nullptr;  // batch's, as libgit2 sees it
   // The batch's blobs compressed ahead of its pack, on a thread of their own.
   std::unique_ptr<pack::Precompressor> precompressor;
   std::optional<git_oid> pending_head;    // the batch's newest commit, not yet on the branch

@@ -1,7 +1,6 @@
 // An archive's history: log, a source's commits through the per-source index, first-parent walks.
 
 #include <fcntl.h>
-#include <git2/sys/mempack.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

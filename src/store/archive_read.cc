@@ -1,7 +1,6 @@
 // Reading an archive back: revisions, files and blobs at a commit, the paths a commit changed.
 
 #include <fcntl.h>
-#include <git2/sys/mempack.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -1,7 +1,6 @@
 // Replaying local commits onto an upstream (sync), and the ref plumbing around it.
 
 #include <fcntl.h>
-#include <git2/sys/mempack.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -20,6 +20,7 @@
 #include "feeddiff/core.h"
 #include "feeddiff/failpoint.h"
 #include "feeddiff/store.h"
+#include "store/batch_backend.h"
 #include "store/git_handles.h"
 #include "store/pack_codec.h"
 #include "store/precompressor.h"
@@ -29,6 +30,32 @@ namespace feeddiff::pack {
 namespace {
 
 namespace fs = std::filesystem;
+
+// An object's bytes as write_pack reads them: in place where the batch holds them, else a
+// copy libgit2 made.
+struct ReadObject {
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string_view data;
+  git::SharedBytes shared;
+  git::OdbObjectPtr read;
+};
+
+Result<ReadObject> read_object(git_odb* odb, const git::BatchBackend* batch, const git_oid& id) {
+  ReadObject out;
+  if (const git::BatchObject* held = batch ? batch->find(id) : nullptr) {
+    out.type = held->type;
+    out.shared = held->bytes;
+    out.data = *out.shared;
+    return out;
+  }
+  git_odb_object* raw = nullptr;
+  if (git_odb_read(&raw, odb, &id) != 0) return git::last_error("reading an object to pack");
+  out.read.reset(raw);
+  out.type = git_odb_object_type(raw);
+  out.data = std::string_view(static_cast<const char*>(git_odb_object_data(raw)),
+                              git_odb_object_size(raw));
+  return out;
+}
 
 constexpr int kOfsDelta = 6;
 // Objects read, delta'd and compressed together; bounds the memory a window holds.
@@ -174,7 +201,8 @@ std::string index_bytes(std::vector<IndexEntry>& written,
 }
 
 Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                               const std::string& pack_dir, Precompressor* made) {
+                               const std::string& pack_dir, Precompressor* made,
+                               const git::BatchBackend* batch) {
   remove_temporaries(pack_dir);
 
   // Each object once, in the order given (bases before the deltas made from them).
@@ -234,14 +262,10 @@ Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& obje
       for (; first < order.size() && window.size() < kWindowObjects && window_bytes < kWindowBytes;
            ++first) {
         const PackObject* o = order[first];
-        git_odb_object* raw = nullptr;
-        if (git_odb_read(&raw, odb, &o->id) != 0)
-          return git::last_error("reading an object to pack");
-        std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> obj(raw,
-                                                                            &git_odb_object_free);
-        const std::string_view data(static_cast<const char*>(git_odb_object_data(raw)),
-                                    git_odb_object_size(raw));
-        Prepared item{o, static_cast<int>(git_odb_object_type(raw)), data.size(), 0, {}, {}};
+        auto obj = read_object(odb, batch, o->id);
+        if (!obj) return obj.error();
+        const std::string_view data = obj->data;
+        Prepared item{o, static_cast<int>(obj->type), data.size(), 0, {}, {}};
         int depth = 0;
         std::optional<Base> base;
         if (o->base == PackObject::kPreviousOfPath) {
@@ -252,14 +276,9 @@ Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& obje
           base = Base{objects[o->base].id, position_of[o->base], depth_of[position_of[o->base]]};
         }
         if (base && base->depth < kMaxDepth) {
-          git_odb_object* base_raw = nullptr;
-          if (git_odb_read(&base_raw, odb, &base->id) == 0) {
-            std::unique_ptr<git_odb_object, decltype(&git_odb_object_free)> base_obj(
-                base_raw, &git_odb_object_free);
-            if (static_cast<int>(git_odb_object_type(base_raw)) == item.type) {
-              const std::string_view base_data(
-                  static_cast<const char*>(git_odb_object_data(base_raw)),
-                  git_odb_object_size(base_raw));
+          if (auto base_obj = read_object(odb, batch, base->id)) {
+            if (static_cast<int>(base_obj->type) == item.type) {
+              const std::string_view base_data = base_obj->data;
               std::string delta = item.type == GIT_OBJECT_TREE
                                       ? tree_delta(base_data, data)
                                       : prefix_suffix_delta(base_data, data);

@@ -13,6 +13,10 @@
 
 #include "feeddiff/result.h"
 
+namespace feeddiff::git {
+class BatchBackend;
+}  // namespace feeddiff::git
+
 namespace feeddiff::pack {
 
 class Precompressor;
@@ -41,9 +45,10 @@ inline constexpr int kMaxDepth = 50;
 /// their common prefix and suffix; a base that would chain deeper than kMaxDepth is not
 /// used. The caller must hold the archive lock: leftover temporary files of an earlier
 /// writer that was killed are removed first. An object stored whole whose compressed bytes
-/// `made` holds is not compressed again.
+/// `made` holds is not compressed again. Objects `batch` holds are read there, in place.
 Result<std::string> write_pack(git_odb* odb, const std::vector<PackObject>& objects,
-                               const std::string& pack_dir, Precompressor* made = nullptr);
+                               const std::string& pack_dir, Precompressor* made = nullptr,
+                               const git::BatchBackend* batch = nullptr);
 
 /// Temporary files in objects/pack start with this; a writer holding the archive lock
 /// removes any it finds (an earlier writer's, killed).

@@ -26,14 +26,15 @@ Precompressor::~Precompressor() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool Precompressor::submit(const git_oid& id, std::string_view bytes) {
-  if (bytes.size() < kPrecompressMinBytes) return false;
+bool Precompressor::submit(const git_oid& id, std::shared_ptr<const std::string> bytes) {
+  const std::size_t size = bytes ? bytes->size() : 0;
+  if (size < kPrecompressMinBytes) return false;
   {
     std::lock_guard lock(mutex_);
-    if (queued_bytes_ + bytes.size() > kPrecompressMaxQueued || made_.contains(id)) return false;
+    if (queued_bytes_ + size > kPrecompressMaxQueued || made_.contains(id)) return false;
     made_.emplace(id, std::string());
-    queue_.push_back(Job{id, std::string(bytes)});
-    queued_bytes_ += bytes.size();
+    queue_.push_back(Job{id, std::move(bytes)});
+    queued_bytes_ += size;
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   wake_.notify_one();
@@ -72,11 +73,11 @@ void Precompressor::run() {
     if (stopping_) return;
     Job job = std::move(queue_.front());
     queue_.pop_front();
-    queued_bytes_ -= job.bytes.size();
+    queued_bytes_ -= job.bytes->size();
     working_ = job.id;
     lock.unlock();
     std::string compressed;
-    zlib_compress(job.bytes, compressed);
+    zlib_compress(*job.bytes, compressed);
     lock.lock();
     working_.reset();
     if (auto it = made_.find(job.id); it != made_.end()) it->second = std::move(compressed);

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,10 +35,10 @@ class Precompressor {
   /// Stops the thread (what is queued is dropped).
   ~Precompressor();
 
-  /// Queues a copy of an object's bytes (its content, without git's header) for
+  /// Queues an object's bytes (its content, without git's header), shared, for
   /// compression; declines (returns false) below kPrecompressMinBytes or when the queue is
   /// full. The thread starts at the first call.
-  bool submit(const git_oid& id, std::string_view bytes);
+  bool submit(const git_oid& id, std::shared_ptr<const std::string> bytes);
   /// The compressed bytes of an object submitted, once ready (waits for the thread);
   /// nullopt for one not submitted. Each is handed out once.
   std::optional<std::string> take(const git_oid& id);
@@ -53,7 +54,7 @@ class Precompressor {
   };
   struct Job {
     git_oid id;
-    std::string bytes;
+    std::shared_ptr<const std::string> bytes;
   };
   void run();
 

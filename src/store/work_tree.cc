@@ -55,8 +55,9 @@ bool conversions_possible(git_repository* repo) {
 
 class Writer {
  public:
-  Writer(git_repository* repo, git_index* index, std::string work_dir)
-      : repo_(repo), index_(index), work_dir_(std::move(work_dir)) {}
+  Writer(git_repository* repo, git_index* index, std::string work_dir,
+         const git::BatchBackend* batch)
+      : repo_(repo), index_(index), work_dir_(std::move(work_dir)), batch_(batch) {}
 
   // One path; false: declined.
   Result<bool> write(const git_tree* root, const std::string& path) {
@@ -91,16 +92,26 @@ class Writer {
     const std::string full = work_dir_ + "/" + path;
     if (!entry) return remove(path, full);
 
-    git_blob* blob_raw = nullptr;
-    if (git_blob_lookup(&blob_raw, repo_, git_tree_entry_id(entry)) != 0)
-      return git::last_error(fmt::format("reading {}", path));
-    git::BlobPtr blob(blob_raw);
+    // The batch's blobs in place (the poll's bodies, just committed), others from libgit2.
+    git::BlobPtr blob;
+    std::string_view bytes;
+    const git::BatchObject* held = batch_ ? batch_->find(*git_tree_entry_id(entry)) : nullptr;
+    if (held && held->type == GIT_OBJECT_BLOB) {
+      bytes = *held->bytes;
+    } else {
+      git_blob* blob_raw = nullptr;
+      if (git_blob_lookup(&blob_raw, repo_, git_tree_entry_id(entry)) != 0)
+        return git::last_error(fmt::format("reading {}", path));
+      blob.reset(blob_raw);
+      bytes = std::string_view(static_cast<const char*>(git_blob_rawcontent(blob_raw)),
+                               static_cast<std::size_t>(git_blob_rawsize(blob_raw)));
+    }
     if (!directories_for(path)) return false;
     const int fd =
         ::open(full.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return false;  // a directory or a link there, say: libgit2 deals with it
-    const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-    std::size_t left = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
+    const char* data = bytes.data();
+    std::size_t left = bytes.size();
     while (left > 0) {
       const ssize_t n = ::write(fd, data, left);
       if (n < 0 && errno == EINTR) continue;
@@ -180,12 +191,13 @@ class Writer {
   std::string work_dir_;
   std::set<std::string> verified_;             // directories known to be real ones
   std::map<std::string, git::TreePtr> trees_;  // HEAD's trees read so far, by directory
+  const git::BatchBackend* batch_;
 };
 
 }  // namespace
 
 Result<bool> write_paths(git_repository* repo, const git_tree* head,
-                         const std::vector<std::string>& paths) {
+                         const std::vector<std::string>& paths, const git::BatchBackend* batch) {
   const char* work_dir = git_repository_workdir(repo);
   if (!work_dir || !head || conversions_possible(repo)) return false;
   std::string dir(work_dir);
@@ -195,7 +207,7 @@ Result<bool> write_paths(git_repository* repo, const git_tree* head,
   git::IndexPtr index(index_raw);
   // What is on disk, unless this handle read it since (as a checkout starts).
   if (git_index_read(index.get(), 0) != 0) return git::last_error("reading the index");
-  Writer writer(repo, index.get(), dir);
+  Writer writer(repo, index.get(), dir, batch);
   for (const std::string& path : paths) {
     auto done = writer.write(head, path);
     if (!done) return done.error();

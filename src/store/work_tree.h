@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "feeddiff/result.h"
+#include "store/batch_backend.h"
 
 namespace feeddiff::work_tree {
 
@@ -21,7 +22,9 @@ namespace feeddiff::work_tree {
 /// memory: the caller writes it) what HEAD's tree holds: the blob's bytes (mode 0644) and
 /// its stat data, or no file and no entry (and no directory left empty) when the tree has
 /// none. false: declined, maybe after writing some of them (a checkout then does all).
+/// A blob batch holds is written from there, without a copy.
 Result<bool> write_paths(git_repository* repo, const git_tree* head,
-                         const std::vector<std::string>& paths);
+                         const std::vector<std::string>& paths,
+                         const git::BatchBackend* batch = nullptr);
 
 }  // namespace feeddiff::work_tree

@@ -252,3 +252,59 @@ TEST_CASE("in a test build a content id that is not its bytes' id is refused", "
   CHECK(run({"git", "-C", dir, "fsck", "--strict"}).exit_code == 0);
 }
 #endif
+
+TEST_CASE(
+    "bytes handed over shared are stored as they are, in a batch and outside one, and let go after "
+    "the flush",
+    "[store]") {
+  const std::string dir = make_temp_dir("store-batch-shared");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  const auto bodies = awkward_bodies();
+  auto shared_change = [](const std::string& source, std::shared_ptr<const std::string> bytes,
+                          std::string id = {}) {
+    CommitRequest r = source_change(source, std::nullopt);
+    r.files[0].shared = std::move(bytes);
+    r.files[0].content_id = std::move(id);
+    return r;
+  };
+
+  REQUIRE(archive->begin_batch());
+  std::vector<std::shared_ptr<const std::string>> held;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    held.push_back(std::make_shared<const std::string>(bodies[i]));
+    // Half with an id hashed ahead (as the poll hands them), half hashed by the store.
+    auto id = archive->commit(shared_change("s" + std::to_string(i), held.back(),
+                                            i % 2 ? blob_id(bodies[i]) : std::string()));
+    REQUIRE(id);
+    REQUIRE(*id);
+    auto read = archive->read_head("raw/s" + std::to_string(i) + "/response.xml");
+    REQUIRE(read);
+    CHECK(**read == bodies[i]);
+  }
+  // The same bytes under a second name are one object, stored once.
+  REQUIRE(archive->commit(shared_change("again", held[3])));
+  REQUIRE(archive->end_batch());
+  // The store keeps no reference once the batch is packed.
+  for (const auto& h : held) CHECK(h.use_count() == 1);
+
+  // Outside a batch, the same way in.
+  auto later = std::make_shared<const std::string>("<rss>later</rss>");
+  REQUIRE(archive->commit(shared_change("later", later)));
+  CHECK(later.use_count() == 1);
+
+  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
+    INFO(path);
+    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
+    CHECK(slurp(dir + "/" + path) == bodies[i]);
+  }
+  CHECK(slurp(dir + "/raw/again/response.xml") == bodies[3]);
+  CHECK(git_out(dir, {"rev-parse", "HEAD:raw/again/response.xml"}) ==
+        git_out(dir, {"rev-parse", "HEAD:raw/s3/response.xml"}));
+  CHECK(slurp(dir + "/raw/later/response.xml") == "<rss>later</rss>");
+}

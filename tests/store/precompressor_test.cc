@@ -14,6 +14,10 @@ using namespace feeddiff;
 
 namespace {
 
+std::shared_ptr<const std::string> shared(std::string bytes) {
+  return std::make_shared<const std::string>(std::move(bytes));
+}
+
 git_oid oid_of(int n) {
   git_oid id{};
   for (int i = 0; i < 4; ++i) id.id[i] = static_cast<unsigned char>(n >> (8 * i));
@@ -44,7 +48,7 @@ TEST_CASE("the precompressor hands back exactly what the pack writer would compr
   const auto all = bodies();
   pack::Precompressor made;
   for (std::size_t i = 0; i < all.size(); ++i)
-    REQUIRE(made.submit(oid_of(static_cast<int>(i)), all[i]));
+    REQUIRE(made.submit(oid_of(static_cast<int>(i)), shared(all[i])));
   // Taken newest first: each take waits for its own object, whatever the thread is doing.
   for (std::size_t i = all.size(); i-- > 0;) {
     INFO(i);
@@ -59,21 +63,22 @@ TEST_CASE("the precompressor hands back exactly what the pack writer would compr
 
 TEST_CASE("the precompressor declines small objects and objects it already has", "[store]") {
   pack::Precompressor made;
-  CHECK_FALSE(made.submit(oid_of(1), std::string(pack::kPrecompressMinBytes - 1, 'a')));
+  CHECK_FALSE(made.submit(oid_of(1), shared(std::string(pack::kPrecompressMinBytes - 1, 'a'))));
   CHECK_FALSE(made.take(oid_of(1)));
-  CHECK(made.submit(oid_of(2), std::string(pack::kPrecompressMinBytes, 'a')));
-  CHECK_FALSE(made.submit(oid_of(2), std::string(pack::kPrecompressMinBytes, 'a')));
-  CHECK_FALSE(made.submit(oid_of(3), std::string(pack::kPrecompressMaxQueued + 1, 'b')));
+  CHECK(made.submit(oid_of(2), shared(std::string(pack::kPrecompressMinBytes, 'a'))));
+  CHECK_FALSE(made.submit(oid_of(2), shared(std::string(pack::kPrecompressMinBytes, 'a'))));
+  CHECK_FALSE(made.submit(oid_of(3), shared(std::string(pack::kPrecompressMaxQueued + 1, 'b'))));
   CHECK(made.take(oid_of(2)));
 }
 
 TEST_CASE("a cleared precompressor forgets what it made and queued", "[store]") {
   pack::Precompressor made;
-  for (int i = 0; i < 20; ++i) REQUIRE(made.submit(oid_of(i), std::string(200000, 'a' + i % 26)));
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(made.submit(oid_of(i), shared(std::string(200000, 'a' + i % 26))));
   made.clear();
   for (int i = 0; i < 20; ++i) CHECK_FALSE(made.take(oid_of(i)));
   // It keeps working after a clear (the next batch's flush).
-  REQUIRE(made.submit(oid_of(99), std::string(4096, 'z')));
+  REQUIRE(made.submit(oid_of(99), shared(std::string(4096, 'z'))));
   auto got = made.take(oid_of(99));
   REQUIRE(got);
   std::string expected;
