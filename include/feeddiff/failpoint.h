@@ -21,6 +21,7 @@ enum class Failpoint {
   pack_renamed,     ///< the .pack renamed into objects/pack, its .idx not yet
   pack_in_place,    ///< pack and index in place; nothing names the new objects yet
   checkout_marked,  ///< the checkout marker written; the branch not moved yet
+  branch_locked,    ///< the branch's lock file linked in (noted in the marker); not moved yet
   branch_moved,     ///< the branch names the new commit; index and work tree not updated
   checkout_done,    ///< index and work tree updated; the checkout marker still there
   flushed,          ///< the marker removed: the batch is complete; the state not saved yet
@@ -36,20 +37,11 @@ enum class Failpoint {
 };
 
 /// Each Failpoint's name (what FEEDDIFF_FAILPOINT takes), in the enum's order.
-inline constexpr std::array<std::string_view, 13> kFailpointNames = {
-    "pack-written",
-    "pack-renamed",
-    "pack-in-place",
-    "checkout-marked",
-    "branch-moved",
-    "checkout-done",
-    "flushed",
-    "index-appended",
-    "state-saved",
-    "summary-cached",
-    "consolidate-written",
-    "consolidate-pruned",
-    "articles-committed",
+inline constexpr std::array<std::string_view, 14> kFailpointNames = {
+    "pack-written",       "pack-renamed",       "pack-in-place",  "checkout-marked",
+    "branch-locked",      "branch-moved",       "checkout-done",  "flushed",
+    "index-appended",     "state-saved",        "summary-cached", "consolidate-written",
+    "consolidate-pruned", "articles-committed",
 };
 
 static_assert(kFailpointNames.size() == static_cast<std::size_t>(Failpoint::articles_committed) + 1,

@@ -1,8 +1,8 @@
 // git's lock files, taken so that feeddiff's own can be told from a live git's (see
-// git_locks.h). libgit2 offers no way to learn which lock file it created, so the branch goes
-// through a git_transaction (the lock exists, ours, between lock_ref and commit) and the index
-// is written by libgit2 beside, in .git/feeddiff, then linked in as index.lock: link(2) fails
-// when the name is taken, as git's O_EXCL does, and the file's identity is known before.
+// git_locks.h). libgit2 offers no way to learn which lock file it created, so feeddiff makes
+// both itself: the branch's new value and the index are written beside, in .git/feeddiff,
+// noted, then linked in as the lock (link(2) fails when the name is taken, as git's O_EXCL
+// does), so the file's identity is known before it can exist.
 
 #include "store/git_locks.h"
 
@@ -11,13 +11,16 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <sstream>
 
+#include "feeddiff/failpoint.h"
 #include "store/git_handles.h"
 
 namespace feeddiff::locks {
@@ -68,29 +71,115 @@ Error held_elsewhere(const Places& places, const std::string& name) {
                            places.git_dir, name)};
 }
 
+// Whether a ref update writes a reflog entry, as libgit2 and git decide it: always when the
+// ref has a reflog; else unless core.logAllRefUpdates is false, for branches and HEAD.
+bool wants_reflog(git_repository* repo, const std::string& branch, const std::string& log) {
+  std::error_code ec;
+  if (fs::exists(log, ec)) return true;
+  if (!branch.starts_with("refs/heads/") && branch != "HEAD") return false;
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) != 0) return true;
+  int all = 1;
+  if (git_config_get_bool(&all, config, "core.logallrefupdates") != 0) all = 1;
+  git_config_free(config);
+  return all != 0;
+}
+
+// One reflog entry as git writes it: old and new ids, who, when, a one-line message.
+Result<std::string> reflog_line(git_repository* repo, const git_oid* old, const git_oid& now,
+                                const std::string& message) {
+  git_signature* who = nullptr;
+  if (git_signature_default(&who, repo) != 0 && git_signature_now(&who, "unknown", "unknown") != 0)
+    return git::last_error("making the reflog entry");
+  git::SignaturePtr owned(who);
+  const int offset = who->when.offset;
+  std::string text = message;
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return fmt::format("{} {} {} <{}> {} {}{:02}{:02}\t{}\n",
+                     old ? git::to_hex(*old) : std::string(GIT_OID_HEXSZ, '0'), git::to_hex(now),
+                     who->name, who->email, static_cast<long long>(who->when.time),
+                     offset < 0 ? '-' : '+', std::abs(offset) / 60, std::abs(offset) % 60, text);
+}
+
+// Writes text to path (opened with flags besides O_WRONLY), durably when sync.
+Status write_synced(const std::string& path, const std::string& line, int flags, bool sync = true) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags, 0644);
+  if (fd < 0) return Error{Errc::io, fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const bool ok = done == line.size() && (!sync || ::fsync(fd) == 0);
+  const int err = errno;
+  ::close(fd);
+  if (!ok) return Error{Errc::io, fmt::format("cannot write {}: {}", path, std::strerror(err))};
+  return Ok{};
+}
+
+// Appends line to a reflog, durably (git's own way: O_APPEND, no lock).
+Status append_reflog(const std::string& path, const std::string& line) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  return write_synced(path, line, O_APPEND | O_CREAT);
+}
+
+Status sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error{Errc::io, fmt::format("cannot open {}: {}", dir, std::strerror(errno))};
+  const bool ok = ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!ok) return Error{Errc::io, fmt::format("cannot sync {}: {}", dir, std::strerror(err))};
+  return Ok{};
+}
+
 }  // namespace
 
 bool is_lock_line(const std::string& line) {
   return line.starts_with(":lock ") || line.starts_with(":unlock ");
 }
 
+// The branch is moved as git moves a ref, by hand rather than through libgit2's
+// git_transaction: libgit2 creates the lock file itself, so there was a moment between its
+// creation and the marker's note of it, and a writer killed in that moment left a
+// refs/heads/main.lock no later feeddiff could tell from a live git's: every poll after
+// stopped on it (tests/poll/poll_crash_test.cc met it). Now the new value is written to a
+// file of feeddiff's own, noted, and linked in as the lock (link(2) fails when the name is
+// taken, as git's O_EXCL does), like the index.
 Status move_branch(git_repository* repo, const Places& places, const std::string& branch,
                    const git_oid* expected, const git_oid& target, const std::string& message) {
-  git_transaction* tx_raw = nullptr;
-  if (git_transaction_new(&tx_raw, repo) != 0) return git::last_error("moving the branch");
-  std::unique_ptr<git_transaction, decltype(&git_transaction_free)> tx(tx_raw,
-                                                                       &git_transaction_free);
   const std::string name = branch + ".lock";
-  const std::string path = places.git_dir + "/" + name;
-  if (git_transaction_lock_ref(tx.get(), branch.c_str()) != 0) {
-    if (fs::exists(path)) return held_elsewhere(places, name);
-    return git::last_error("locking the branch");
-  }
-  // The lock file is ours from here until the transaction ends; noted at once.
-  if (auto ok = note(places.marker, fmt::format(":lock {} {}", name, identity(path))); !ok)
+  const std::string lock = places.git_dir + "/" + name;
+  const std::string ref = places.git_dir + "/" + branch;
+  const std::string mine = places.private_dir + "/branch.next";
+  std::error_code ec;
+  // A killed writer's, in feeddiff's own directory, under the archive lock the caller holds.
+  fs::remove(mine, ec);
+  // Empty for now: its bytes go in through the lock's own name, once it is ours.
+  if (auto ok = write_synced(mine, "", O_CREAT | O_EXCL, false); !ok) return ok;
+  fs::create_directories(fs::path(lock).parent_path(), ec);
+  // Noted before the lock file exists: whatever moment this process dies at, a branch lock it
+  // leaves is one the marker names.
+  if (auto ok = note(places.marker, fmt::format(":lock {} {}", name, identity(mine))); !ok) {
+    fs::remove(mine, ec);
     return ok;
+  }
+  const int linked = ::link(mine.c_str(), lock.c_str());
+  const int link_error = errno;
+  fs::remove(mine, ec);
+  if (linked != 0) {
+    (void)note(places.marker, ":unlock " + name);
+    if (link_error == EEXIST) return held_elsewhere(places, name);
+    return Error{Errc::io, fmt::format("cannot create {}: {}", lock, std::strerror(link_error))};
+  }
+  failpoint(Failpoint::branch_locked);
   auto unlock = [&] {
-    tx.reset();  // removes the lock file unless committed
+    ::unlink(lock.c_str());
     return note(places.marker, ":unlock " + name);
   };
   git_oid current{};
@@ -108,14 +197,37 @@ Status move_branch(git_repository* repo, const Places& places, const std::string
                                         "committed); nothing was overwritten",
                                         branch)};
   }
-  if (git_transaction_set_target(tx.get(), branch.c_str(), &target, nullptr, message.c_str()) !=
-          0 ||
-      git_transaction_commit(tx.get()) != 0) {
-    Error e = git::last_error("moving the branch");
+  if (auto ok = write_synced(lock, git::to_hex(target) + "\n", O_TRUNC); !ok) {
+    (void)unlock();
+    return ok;
+  }
+  // The reflog first, as git writes it: an entry for a move a crash then lost is git's way too.
+  const std::string log = places.git_dir + "/logs/" + branch;
+  if (wants_reflog(repo, branch, log)) {
+    auto line = reflog_line(repo, rc == 0 ? &current : nullptr, target, message);
+    Status logged = line ? append_reflog(log, *line) : Status(line.error());
+    // HEAD's reflog too when HEAD names the branch (libgit2 and git keep both).
+    if (logged && branch != "HEAD") {
+      git_reference* head = nullptr;
+      if (git_reference_lookup(&head, repo, "HEAD") == 0) {
+        git::ReferencePtr head_owned(head);
+        const char* points = git_reference_symbolic_target(head);
+        if (points && branch == points)
+          logged = append_reflog(places.git_dir + "/logs/HEAD", *line);
+      }
+    }
+    if (!logged) {
+      (void)unlock();
+      return logged;
+    }
+  }
+  if (::rename(lock.c_str(), ref.c_str()) != 0) {
+    Error e{Errc::io, fmt::format("cannot replace {}: {}", ref, std::strerror(errno))};
     (void)unlock();
     return e;
   }
-  return unlock();
+  if (auto ok = sync_directory(fs::path(ref).parent_path().string()); !ok) return ok;
+  return note(places.marker, ":unlock " + name);
 }
 
 Status write_index(git_repository* repo, const Places& places) {

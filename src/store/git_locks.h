@@ -3,7 +3,7 @@
 // lets a later feeddiff tell its own leftovers from a live git's locks.
 //
 // Between writing the checkout marker and removing it, feeddiff takes git's locks. Before a
-// lock file can exist (index) or at once after libgit2 creates it (branch), a line
+// lock file can exist (the index's and the branch's alike), a line
 // `:lock NAME IDENTITY` is appended to the marker, and `:unlock NAME` once it is gone; the
 // identity is the file's device, inode and birth time. A killed writer's lock is then the
 // file of that identity, and only that file is removed; any other is a live git's, or of

@@ -20,7 +20,7 @@ TEST_CASE(
   ArchiveServer server;
   serve_rfc5005(server);
   for (const char* step : {"pack-written", "pack-renamed", "pack-in-place", "checkout-marked",
-                           "branch-moved", "checkout-done", "flushed"}) {
+                           "branch-locked", "branch-moved", "checkout-done", "flushed"}) {
     INFO(step);
     CliArchive cli(std::string("backfill-kill-") + step);
     add_and_poll(cli, server, "blog", "/feed.atom");
