@@ -30,6 +30,7 @@
 
 #include "feeddiff/process.h"
 #include "store/git_handles.h"
+#include "store/pack_reader.h"
 #include "store/source_index_files.h"
 
 namespace feeddiff::source_index {
@@ -154,11 +155,11 @@ std::optional<std::optional<Touched>> decode_touched(std::string_view in,
 [[noreturn]] void index_in_child(const std::string& git_dir, const Roots& before,
                                  std::span<const Step> steps, int fd) {
   int code = 1;
-  git_repository* fresh = nullptr;
-  if (!split_child_fails && git_repository_open(&fresh, git_dir.c_str()) == 0) {
-    auto touched = touched_here(fresh, before, steps);
-    if (touched && write_whole(fd, encode_touched(steps, *touched))) code = 0;
-    git_repository_free(fresh);
+  if (!split_child_fails) {
+    if (auto fresh = pack::open_with_reader(git_dir)) {
+      auto touched = touched_here(fresh->get(), before, steps);
+      if (touched && write_whole(fd, encode_touched(steps, *touched))) code = 0;
+    }
   }
   // No destructors, no atexit handlers, no stdio flush: those are the parent's.
   ::_exit(code);
@@ -278,8 +279,10 @@ void share_step(SharedStep& out, const Step& step) {
                                 std::atomic<std::uint32_t>& published,
                                 std::atomic<std::uint32_t>& total, std::atomic<bool>& done,
                                 const Roots& before, const SharedStep* steps, int fd) {
-  git_repository* fresh = nullptr;
-  if (split_child_fails || git_repository_open(&fresh, git_dir.c_str()) != 0) ::_exit(1);
+  if (split_child_fails) ::_exit(1);
+  auto opened = pack::open_with_reader(git_dir);
+  if (!opened) ::_exit(1);
+  git_repository* fresh = opened->release();  // never freed: the child ends in _exit
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, fresh) != 0) ::_exit(1);
   RawTreeComparer comparer(odb);

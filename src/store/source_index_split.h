@@ -50,6 +50,8 @@ class SplitWalk {
   SplitWalk(const SplitWalk&) = delete;
   SplitWalk& operator=(const SplitWalk&) = delete;
 
+  /// Reads through repo from now on (before a child starts: it opens its own).
+  void read_from(git_repository* repo) { repo_ = repo; }
   /// The walk's next step (the parent of the last one); at most capacity of them.
   void add(Step step);
   /// The steps so far, newest first.

@@ -52,11 +52,20 @@ git_oid subtree_id(git_odb* odb, const git_oid& tree_id, std::string_view name);
 
 class TreeBytes;
 
+}  // namespace feeddiff::source_index
+
+namespace feeddiff::pack {
+class PackReader;
+}  // namespace feeddiff::pack
+
+namespace feeddiff::source_index {
+
 /// Compares each `raw` tree of a first-parent chain with the one before it, reading each
 /// from the object database once.
 class RawTreeComparer {
  public:
-  /// Reads from odb, which must outlive the comparer.
+  /// Reads from odb, which must outlive the comparer (through its PackReader, reader_of,
+  /// when it has one).
   explicit RawTreeComparer(git_odb* odb);
   ~RawTreeComparer();
   RawTreeComparer(const RawTreeComparer&) = delete;
@@ -68,6 +77,7 @@ class RawTreeComparer {
 
  private:
   git_odb* odb_;
+  pack::PackReader* reader_;
   std::unique_ptr<TreeBytes> held_;  // the last tree read, after the last call
   git_oid held_id_{};
 };

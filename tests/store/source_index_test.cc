@@ -677,3 +677,44 @@ TEST_CASE(
     CHECK(index_files(dir) == alone);
   }
 }
+
+TEST_CASE(
+    "a source index rebuilt through the pack reader is byte for byte the one libgit2's reads "
+    "rebuild, from the packs poll writes and from git gc's",
+    "[store][index]") {
+  const std::string dir = random_archive("index-reader", 31, 80);
+  forge_and_edit(dir, "older");
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(32);
+    random_history(*archive, rng, 80);
+  }
+  forge_and_edit(dir, "newer");
+  SECTION("poll's packs") {}
+  SECTION("git gc's pack, offset deltas") {
+    git_out(dir, {"gc", "-q", "--aggressive"});
+  }
+  SECTION("a repack's, ref deltas") {
+    git_out(dir, {"-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq"});
+  }
+  const std::string index = dir + "/.git/feeddiff/index";
+  const std::size_t saved = source_index::reader_after;
+  std::map<std::string, std::string> libgit2_alone;
+  {
+    const Split never(0, false);
+    source_index::reader_after = SIZE_MAX;
+    fs::remove_all(index);
+    check_agrees(dir);
+    libgit2_alone = index_files(dir);
+  }
+  for (const std::size_t split : {std::size_t{0}, std::size_t{2}}) {
+    INFO("split at " << split);
+    const Split maybe(split, false);
+    source_index::reader_after = 0;
+    fs::remove_all(index);
+    check_agrees(dir);
+    CHECK(index_files(dir) == libgit2_alone);
+  }
+  source_index::reader_after = saved;
+}
