@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace feeddiff::pack {
@@ -168,12 +169,27 @@ struct PackReader::Pack {
     return std::memcmp(idx.data + idx.size - 40, pack.data + pack.size - 20, 20) == 0;
   }
 
-  // The position of id in the index, by its fanout bucket and a binary search.
+  // The position of id in the index: its fanout bucket, then a guess where in the bucket
+  // (ids are uniform, so the next 4 bytes say about where), then a binary search of what is
+  // left. A binary search alone touched 11 pages of a 500,000-object index per lookup.
   std::optional<std::uint32_t> position(const git_oid& id) const {
     const unsigned char* fanout = idx.data + 8;
     const unsigned first = id.id[0];
     std::uint32_t lo = first == 0 ? 0 : be32(fanout + 4 * (first - 1));
     std::uint32_t hi = be32(fanout + 4 * first);
+    if (hi - lo > 64) {
+      const std::uint64_t span = hi - lo;
+      const auto guess = lo + static_cast<std::uint32_t>((span * be32(id.id + 1)) >> 32);
+      // Ids spread as a binomial: a window of a few standard deviations holds the id.
+      const std::uint32_t step = 16 + static_cast<std::uint32_t>(std::sqrt(double(span)) * 2);
+      const std::uint32_t a = guess > lo + step ? guess - step : lo;
+      const std::uint32_t b = guess + step < hi ? guess + step : hi;
+      if (std::memcmp(ids + std::size_t{a} * 20, id.id, 20) <= 0 &&
+          (b == hi || std::memcmp(ids + std::size_t{b} * 20, id.id, 20) > 0)) {
+        lo = a;
+        hi = b;
+      }
+    }
     while (lo < hi) {
       const std::uint32_t mid = lo + (hi - lo) / 2;
       const int c = std::memcmp(ids + std::size_t{mid} * 20, id.id, 20);

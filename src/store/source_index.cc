@@ -17,6 +17,7 @@
 #include "feeddiff/core.h"
 #include "store/git_handles.h"
 #include "store/pack_reader.h"
+#include "store/source_index_commit.h"
 #include "store/source_index_files.h"
 #include "store/source_index_split.h"
 #include "store/source_index_touched.h"
@@ -46,6 +47,7 @@ struct Chain {
   // that reads packs with PackReader first (opened once reader_after commits are read).
   git_repository* reading = nullptr;
   git::RepositoryPtr fast;
+  pack::PackReader* reader = nullptr;  // fast's, which commit_facts reads plain commits with
 };
 
 // From reader_after commits on, the chain is read through a repository of its own whose
@@ -58,6 +60,13 @@ void read_faster(git_repository* repo, Chain& chain) {
   chain.fast = std::move(*fast);
   chain.reading = chain.fast.get();
   chain.newest->read_from(chain.reading);
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, chain.reading) != 0) {
+    git_error_clear();
+    return;
+  }
+  chain.reader = pack::reader_of(odb);
+  git_odb_free(odb);  // the repository holds it
 }
 
 Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
@@ -68,24 +77,22 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
   git_oid id = head;
   for (;;) {
     if (chain.count == reader_after && !chain.fast) read_faster(repo, chain);
-    git_commit* c = nullptr;
-    if (git_commit_lookup(&c, chain.reading, &id) != 0) return git::last_error("reading a commit");
-    git::CommitPtr owned(c);
+    auto facts = commit_facts(chain.reading, chain.reader, id);
+    if (!facts) return facts.error();
     if (tip && git_oid_equal(&id, &tip->id)) {
       chain.found = true;
-      chain.before_first = roots_of(c);
+      chain.before_first = tree_roots(chain.reading, chain.reader, facts->tree);
       return chain;
     }
-    const unsigned parents = git_commit_parentcount(c);
-    if (parents > 1) {
+    if (facts->parents > 1) {
       chain.merge = true;
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
+    Step step{id, facts->tree, std::move(facts->source)};
     if (chain.count < chunk) {
-      chain.newest->add({id, roots_of(c), version_source(c)});
+      chain.newest->add(std::move(step));
     } else {
-      Step step{id, roots_of(c), version_source(c)};
       const std::size_t at = (chain.count - chunk) % chunk;
       if (at == chain.oldest.size())
         chain.oldest.push_back(std::move(step));
@@ -93,8 +100,8 @@ Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optiona
         chain.oldest[at] = std::move(step);
     }
     ++chain.count;
-    if (parents == 0) return chain;
-    id = *git_commit_parent_id(c, 0);
+    if (facts->parents == 0) return chain;
+    id = facts->parent;
   }
 }
 
@@ -134,11 +141,10 @@ Result<bool> index_chain(Chain& chain, std::uint32_t base_depth, std::size_t chu
       seen.reserve(size);
       git_oid id = chain.marks[j];
       for (std::size_t k = 0; k < size; ++k) {
-        git_commit* c = nullptr;
-        if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-        git::CommitPtr owned(c);
-        seen.push_back({id, roots_of(c), version_source(c)});
-        if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+        auto facts = commit_facts(repo, chain.reader, id);
+        if (!facts) return facts.error();
+        seen.push_back({id, facts->tree, std::move(facts->source)});
+        id = facts->parent;
       }
       std::reverse(seen.begin(), seen.end());
       touched = touched_by(repo, previous, seen);
@@ -150,7 +156,7 @@ Result<bool> index_chain(Chain& chain, std::uint32_t base_depth, std::size_t chu
     p.ids.reserve(size);
     for (const Step& step : seen) p.ids.push_back(step.id);
     p.touched = std::move(**touched);
-    previous = seen.back().roots;
+    previous = tree_roots(repo, chain.reader, seen.back().tree);
     depth += static_cast<std::uint32_t>(size);
     if (auto ok = sink(p); !ok) return ok.error();
   }

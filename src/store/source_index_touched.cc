@@ -22,6 +22,7 @@
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
 #include "store/pack_reader.h"
+#include "store/source_index_commit.h"
 
 namespace feeddiff::source_index {
 
@@ -85,14 +86,21 @@ Result<std::vector<std::string>> articles_diff(git_repository* repo, const git_o
 // The source a version commit names, when feeddiff wrote it as poll does: then it wrote
 // nothing under raw/ but raw/<source>/. Anything else: "".
 std::string version_source(const git_commit* commit) {
-  if (git_commit_parentcount(commit) != 1) return {};
-  for (const git_signature* s : {git_commit_author(commit), git_commit_committer(commit)})
-    if (!s || std::strcmp(s->name, "feeddiff") != 0 ||
-        std::strcmp(s->email, "feeddiff@localhost") != 0)
-      return {};
+  const git_signature* author = git_commit_author(commit);
+  const git_signature* committer = git_commit_committer(commit);
   const char* message = git_commit_message(commit);
-  if (!message) return {};
-  const std::string_view text(message);
+  if (!author || !committer || !message) return {};
+  return version_source_of(git_commit_parentcount(commit), author->name, author->email,
+                           committer->name, committer->email, message);
+}
+
+std::string version_source_of(unsigned parents, std::string_view author_name,
+                              std::string_view author_email, std::string_view committer_name,
+                              std::string_view committer_email, std::string_view text) {
+  if (parents != 1) return {};
+  if (author_name != "feeddiff" || author_email != "feeddiff@localhost" ||
+      committer_name != "feeddiff" || committer_email != "feeddiff@localhost")
+    return {};
   const std::string_view title = text.substr(0, text.find('\n'));
   for (const Trailer& t : message_trailers(text)) {
     if (t.key != "Source") continue;

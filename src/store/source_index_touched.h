@@ -74,6 +74,8 @@ class RawTreeComparer {
   /// Whether two `raw` trees (zero: none) differ in source's directory alone; false on any
   /// doubt (the caller then runs raw_diff). Cheapest when before is the last call's after.
   bool differs_only_in(const git_oid& before, const git_oid& after, std::string_view source);
+  /// The PackReader it reads through, or nullptr.
+  pack::PackReader* reader() const { return reader_; }
 
  private:
   git_odb* odb_;

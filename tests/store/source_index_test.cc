@@ -691,6 +691,26 @@ TEST_CASE(
     random_history(*archive, rng, 80);
   }
   forge_and_edit(dir, "newer");
+  // Two odd poll commits: one with an encoding header (the plain-commit path leaves it to
+  // libgit2), one whose committer name is padded with spaces (both trim it).
+  for (const std::string& odd : {std::string("encoding ISO-8859-1\n"), std::string()}) {
+    fs::create_directories(dir + "/raw/gamma");
+    spit(dir + "/raw/gamma/response.xml", "<rss>odd " + std::to_string(odd.size()) + "</rss>");
+    git_out(dir, {"add", "-A", "raw"});
+    git_out(dir, {"-c", "user.name=feeddiff", "-c", "user.email=feeddiff@localhost", "commit", "-q",
+                  "-m", "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma"});
+    std::string raw = git_out(dir, {"cat-file", "commit", "HEAD"});
+    const auto committer = raw.find("\ncommitter ");
+    const auto blank = raw.find("\n\n");
+    REQUIRE((committer != std::string::npos && blank != std::string::npos));
+    if (odd.empty())
+      raw.replace(committer + 1, 19, "committer  feeddiff ");
+    else
+      raw.insert(blank + 1, odd);
+    auto made = run({"git", "-C", dir, "hash-object", "-t", "commit", "-w", "--stdin"}, {}, raw);
+    REQUIRE(made.exit_code == 0);
+    git_out(dir, {"update-ref", "HEAD", made.out.substr(0, 40)});
+  }
   SECTION("poll's packs") {}
   SECTION("git gc's pack, offset deltas") {
     git_out(dir, {"gc", "-q", "--aggressive"});
