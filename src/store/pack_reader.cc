@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 namespace feeddiff::pack {
 
@@ -37,6 +38,11 @@ constexpr std::size_t kIdxHeader = 8 + 256 * 4;  // magic, version, fanout
 constexpr std::size_t kPackHeader = 12;          // "PACK", version, count
 constexpr std::size_t kMaxObject = std::size_t{1} << 30;
 constexpr unsigned kMaxChain = 10'000;  // a REF_DELTA cycle in a broken pack ends here
+// The pack is mapped in windows, the least recently used unmapped first, as libgit2 does it
+// (git_runtime.cc): a rebuild at 1,000,000 changes touched all of a 1.3 GB pack mapped whole,
+// and its resident memory grew to match.
+constexpr std::uint64_t kWindow = std::uint64_t{32} << 20;
+constexpr std::size_t kWindows = 3;
 // The cache: enough for a chain of 50 `raw` trees of 10,000 sources each (about 360 KB).
 constexpr std::size_t kCacheBytes = std::size_t{32} << 20;
 constexpr std::size_t kCacheEntries = 96;
@@ -140,7 +146,19 @@ std::optional<ReadObject> apply_delta(const ReadObject& base, std::string_view d
 
 struct PackReader::Pack {
   Mapping idx;
-  Mapping pack;
+  int fd = -1;             // the pack, read through windows
+  std::uint64_t size = 0;  // its length
+  ~Pack() {
+    if (fd >= 0) ::close(fd);
+  }
+
+  bool open_pack(const std::string& path) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size <= 0) return false;
+    size = static_cast<std::uint64_t>(st.st_size);
+    return true;
+  }
   std::uint32_t count = 0;
   const unsigned char* ids = nullptr;      // count ids of 20 bytes, sorted
   const unsigned char* offsets = nullptr;  // count big-endian offsets of 4 bytes
@@ -149,7 +167,7 @@ struct PackReader::Pack {
 
   // Whether idx is a version 2 index of pack, down to the pack's checksum.
   bool check() {
-    if (idx.size < kIdxHeader + 40 || pack.size < kPackHeader + 20) return false;
+    if (idx.size < kIdxHeader + 40 || size < kPackHeader + 20) return false;
     static constexpr unsigned char kMagic[4] = {0xff, 't', 'O', 'c'};
     if (std::memcmp(idx.data, kMagic, 4) != 0 || be32(idx.data + 4) != 2) return false;
     const unsigned char* fanout = idx.data + 8;
@@ -162,11 +180,16 @@ struct PackReader::Pack {
     offsets = ids + std::size_t{count} * 24;  // after the ids and the CRCs
     large = offsets + std::size_t{count} * 4;
     large_count = (idx.size - fixed) / 8;
-    if (std::memcmp(pack.data, "PACK", 4) != 0) return false;
-    const std::uint32_t version = be32(pack.data + 4);
-    if ((version != 2 && version != 3) || be32(pack.data + 8) != count) return false;
+    unsigned char header[kPackHeader], trailer[20];
+    if (::pread(fd, header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
+        ::pread(fd, trailer, sizeof trailer, static_cast<off_t>(size - 20)) !=
+            static_cast<ssize_t>(sizeof trailer))
+      return false;
+    if (std::memcmp(header, "PACK", 4) != 0) return false;
+    const std::uint32_t version = be32(header + 4);
+    if ((version != 2 && version != 3) || be32(header + 8) != count) return false;
     // The index names its pack by the pack's trailing checksum.
-    return std::memcmp(idx.data + idx.size - 40, pack.data + pack.size - 20, 20) == 0;
+    return std::memcmp(idx.data + idx.size - 40, trailer, 20) == 0;
   }
 
   // The position of id in the index: its fanout bucket, then a guess where in the bucket
@@ -211,7 +234,7 @@ struct PackReader::Pack {
       const unsigned char* p = large + k * 8;
       offset = (std::uint64_t{be32(p)} << 32) | be32(p + 4);
     }
-    if (offset < kPackHeader || offset >= pack.size - 20) return std::nullopt;
+    if (offset < kPackHeader || offset >= size - 20) return std::nullopt;
     return offset;
   }
 };
@@ -240,13 +263,54 @@ PackReader::PackReader(const std::string& objects_dir) : inflater_(new Decompres
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     auto pack = std::make_unique<Pack>();
-    if (pack->idx.map(dir + "/" + name + ".idx") && pack->pack.map(dir + "/" + name + ".pack") &&
+    if (pack->idx.map(dir + "/" + name + ".idx") && pack->open_pack(dir + "/" + name + ".pack") &&
         pack->check())
       packs_.push_back(std::move(pack));
   }
 }
 
-PackReader::~PackReader() = default;
+PackReader::~PackReader() {
+  for (const Window& w : windows_) unmap(w);
+}
+
+void PackReader::unmap(const Window& w) {
+  ::munmap(const_cast<unsigned char*>(w.data), w.length);
+}
+
+// Pack k's bytes from offset, at least want of them where the pack has them (up to its
+// trailer), through a window that stays mapped until the next call; {nullptr, nullptr} when
+// none can be mapped.
+std::pair<const unsigned char*, const unsigned char*> PackReader::bytes_at(std::size_t k,
+                                                                           std::uint64_t offset,
+                                                                           std::uint64_t want) {
+  const std::uint64_t limit = packs_[k]->size - 20;
+  const std::uint64_t until = std::min(limit, offset + want);
+  const auto inside = [&](const Window& w) {
+    return w.pack == k && w.start <= offset && w.start + w.length >= until;
+  };
+  auto it = std::find_if(windows_.begin(), windows_.end(), inside);
+  if (it == windows_.end()) {
+    if (windows_.size() >= kWindows) {
+      it = std::min_element(windows_.begin(), windows_.end(),
+                            [](const Window& a, const Window& b) { return a.used < b.used; });
+      unmap(*it);
+      windows_.erase(it);
+    }
+    // Around offset: a walk goes through a pack backwards as often as forwards.
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    std::uint64_t start = offset > kWindow / 2 ? offset - kWindow / 2 : 0;
+    start -= start % page;
+    const std::uint64_t end = std::min(packs_[k]->size, std::max(start + kWindow, until));
+    void* p = ::mmap(nullptr, end - start, PROT_READ, MAP_PRIVATE, packs_[k]->fd,
+                     static_cast<off_t>(start));
+    if (p == MAP_FAILED) return {nullptr, nullptr};
+    windows_.push_back({k, start, end - start, static_cast<const unsigned char*>(p), 0});
+    it = windows_.end() - 1;
+  }
+  it->used = ++clock_;
+  const std::uint64_t stop = std::min(limit, it->start + it->length);
+  return {it->data + (offset - it->start), it->data + (stop - it->start)};
+}
 
 std::optional<std::pair<std::size_t, std::uint64_t>> PackReader::find(const git_oid& id) const {
   for (std::size_t k = 0; k < packs_.size(); ++k)
@@ -291,9 +355,10 @@ std::optional<ReadObject> PackReader::read_at(std::size_t k, std::uint64_t offse
       c.used = ++clock_;
       return c.object;
     }
-  const Pack& pack = *packs_[k];
-  const unsigned char* p = pack.pack.data + offset;
-  const unsigned char* end = pack.pack.data + pack.pack.size - 20;
+  // The header: type, size, and a delta's base (at most 10 + 10 or 20 bytes).
+  auto [p, end] = bytes_at(k, offset, 64);
+  if (!p || p == end) return std::nullopt;
+  const unsigned char* const header = p;
   unsigned char c = *p++;
   const unsigned type = (c >> 4) & 7;
   std::uint64_t size = c & 15;
@@ -314,19 +379,29 @@ std::optional<ReadObject> PackReader::read_at(std::size_t k, std::uint64_t offse
       back = ((back + 1) << 7) | (c & 0x7f);
     }
     if (back == 0 || back >= offset) return std::nullopt;
+    const std::uint64_t data = offset + static_cast<std::uint64_t>(p - header);
     base = read_at(k, offset - back, depth + 1);
+    // The base's read may have moved the windows.
+    std::tie(p, end) = bytes_at(k, data, size + size / 8 + 1024);
   } else if (type == GIT_OBJECT_REF_DELTA) {
     if (end - p < GIT_OID_RAWSZ) return std::nullopt;
     git_oid base_id{};
     git_oid_fromraw(&base_id, p);
     p += GIT_OID_RAWSZ;
-    auto at = find(base_id);
-    if (at) base = read_at(at->first, at->second, depth + 1);
+    if (auto at = find(base_id)) {
+      const std::uint64_t data = offset + static_cast<std::uint64_t>(p - header);
+      base = read_at(at->first, at->second, depth + 1);
+      std::tie(p, end) = bytes_at(k, data, size + size / 8 + 1024);
+    }
   } else if (type < GIT_OBJECT_COMMIT || type > GIT_OBJECT_TAG) {
     return std::nullopt;
   }
   const bool delta = type == GIT_OBJECT_OFS_DELTA || type == GIT_OBJECT_REF_DELTA;
   if (delta && !base) return std::nullopt;
+  if (!delta)
+    std::tie(p, end) =
+        bytes_at(k, offset + static_cast<std::uint64_t>(p - header), size + size / 8 + 1024);
+  if (!p) return std::nullopt;
   // The stream's end is not recorded: libdeflate finds it, and checks its Adler-32.
   auto buffer = std::make_shared_for_overwrite<char[]>(size ? size : 1);
   std::size_t used = 0;

@@ -35,6 +35,7 @@ class PackReader {
   /// The packs in objects_dir/pack/ as they are now; a pack it cannot use is left out (its
   /// objects are read elsewhere), as are packs added later.
   explicit PackReader(const std::string& objects_dir);
+  /// Unmaps what it mapped.
   ~PackReader();
   PackReader(const PackReader&) = delete;
   PackReader& operator=(const PackReader&) = delete;
@@ -52,6 +53,13 @@ class PackReader {
  private:
   struct Mapping;
   struct Pack;
+  struct Window {
+    std::size_t pack = 0;
+    std::uint64_t start = 0;
+    std::size_t length = 0;
+    const unsigned char* data = nullptr;
+    std::uint64_t used = 0;
+  };
   struct Cached {
     std::uint64_t key = 0;  // pack << 48 | offset
     std::uint64_t used = 0;
@@ -60,8 +68,14 @@ class PackReader {
   std::optional<ReadObject> read_at(std::size_t pack, std::uint64_t offset, unsigned depth);
   std::optional<std::pair<std::size_t, std::uint64_t>> find(const git_oid& id) const;
   void remember(std::uint64_t key, const ReadObject& object);
+  std::pair<const unsigned char*, const unsigned char*> bytes_at(std::size_t pack,
+                                                                 std::uint64_t offset,
+                                                                 std::uint64_t want);
+  void unmap(const Window& w);
 
   std::vector<std::unique_ptr<Pack>> packs_;
+  // The parts of the packs mapped (pack indexes are mapped whole, as libgit2 maps them).
+  std::vector<Window> windows_;
   struct Decompressor;
   std::unique_ptr<Decompressor> inflater_;
   // The objects read last that were or may become delta bases, by pack and offset: a chain's
