@@ -2,12 +2,14 @@
 // to libgit2 because the source index's rebuild is mostly object reads, and libgit2's were
 // measured the larger part of it: at 100,000 changes (bench/scale) git_odb_read was 69% of
 // the samples, half of that zlib (a fresh inflate stream, with its tables and window, for
-// each of 200,000 small deltas) and the rest the index search and delta code behind its
-// locks and caches. libgit2 reads packs with its own zlib and offers no other way in; this
-// reader inflates with libdeflate (one decompressor, reused: the pack header gives each
-// object's exact size, which is what libdeflate asks), applies deltas itself, and keeps the
-// last objects it made, so that a chain of `raw` trees read oldest first costs one small
-// inflate and one delta each. docs/index.md has the measurements.
+// each of the hundreds of thousands of small objects and deltas it reads) and the rest the
+// index search and delta code behind its locks and caches. libgit2 reads packs with its own zlib
+// and offers no other way in; this reader inflates with libdeflate (one decompressor, reused: the
+// pack header gives each object's exact size, which is what libdeflate asks), applies deltas
+// itself, and keeps the last objects it made, so that a chain of `raw` trees read oldest first
+// costs one small inflate and one delta each. With it alone, that rebuild went from 2.5 to 1.6 s of
+// CPU (user + sys, both processes) and its main process from 1.4 to 0.85 s; docs/index.md has the
+// measurements.
 //
 // It answers only what it is sure of and declines the rest (nullopt): an object in no pack
 // it reads (a loose one, one of a pack written since), a pack whose index is not version 2

@@ -30,7 +30,7 @@ struct CommitFacts {
 Result<CommitFacts> commit_facts(git_repository* repo, pack::PackReader* reader, const git_oid& id);
 
 /// The `raw` and `articles` subtrees of the root tree tree (zero where there is none, or
-/// when the tree cannot be read: as roots_of), from reader's bytes when it can.
+/// when the tree cannot be read), from reader's bytes when it can.
 Roots tree_roots(git_repository* repo, pack::PackReader* reader, const git_oid& tree);
 
 /// version_source's rule over a commit's parts: its parent count, author and committer

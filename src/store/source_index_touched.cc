@@ -36,18 +36,6 @@ git_oid raw_of(const git_commit* commit) {
   return *git_tree_entry_id(entry);
 }
 
-Roots roots_of(const git_commit* commit) {
-  Roots roots;
-  git_tree* tree = nullptr;
-  if (git_commit_tree(&tree, commit) != 0) return roots;
-  git::TreePtr owned(tree);
-  for (auto [name, id] : {std::pair{"raw", &roots.raw}, std::pair{"articles", &roots.articles}}) {
-    const git_tree_entry* entry = git_tree_entry_byname(tree, name);
-    if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE) *id = *git_tree_entry_id(entry);
-  }
-  return roots;
-}
-
 std::string article_key(std::string_view source) {
   return "articles/" + std::string(source);
 }

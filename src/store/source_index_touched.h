@@ -16,15 +16,11 @@ namespace feeddiff::source_index {
 /// The id of the commit's `raw` subtree; zero when it has none.
 git_oid raw_of(const git_commit* commit);
 
-/// The ids of a commit's `raw` and `articles` subtrees (zero where it has none), from one
-/// read of its tree.
+/// The ids of a commit's `raw` and `articles` subtrees (zero where it has none).
 struct Roots {
   git_oid raw{};       ///< raw/: the feeds' responses
   git_oid articles{};  ///< articles/: the article versions (docs/articles.md)
 };
-
-/// The commit's roots.
-Roots roots_of(const git_commit* commit);
 
 /// The index's name for a source's article versions: "articles/<name>". A '/' is in no name
 /// under raw/ (git allows none in a tree entry), so it is no source's.

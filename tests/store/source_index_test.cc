@@ -719,7 +719,10 @@ TEST_CASE(
     git_out(dir, {"-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq"});
   }
   const std::string index = dir + "/.git/feeddiff/index";
-  const std::size_t saved = source_index::reader_after;
+  struct Restore {
+    std::size_t saved = source_index::reader_after;
+    ~Restore() { source_index::reader_after = saved; }
+  } restore;
   std::map<std::string, std::string> libgit2_alone;
   {
     const Split never(0, false);
@@ -736,5 +739,4 @@ TEST_CASE(
     check_agrees(dir);
     CHECK(index_files(dir) == libgit2_alone);
   }
-  source_index::reader_after = saved;
 }
