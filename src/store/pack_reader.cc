@@ -481,6 +481,7 @@ PackReader* reader_of(git_odb* odb) {
 }
 
 Result<git::RepositoryPtr> open_with_reader(const std::string& git_dir) {
+  git::ensure_initialized();
   git_repository* repo = nullptr;
   if (git_repository_open(&repo, git_dir.c_str()) != 0)
     return git::last_error("opening the repository");

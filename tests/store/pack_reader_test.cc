@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "feeddiff/store.h"
+#include "store/git_handles.h"
 #include "store/pack_reader.h"
 #include "store/store_helpers.h"
 #include "support/process.h"
@@ -28,6 +29,7 @@ namespace {
 
 struct Odb {
   explicit Odb(const std::string& git_dir) {
+    git::ensure_initialized();  // a test run alone has opened no archive before
     REQUIRE(git_repository_open(&repo, git_dir.c_str()) == 0);
     REQUIRE(git_repository_odb(&odb, repo) == 0);
   }
