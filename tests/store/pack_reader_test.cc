@@ -310,3 +310,40 @@ TEST_CASE("a corrupted byte in a pack object is declined, never read as other by
   }
   git_odb_free(odb);
 }
+
+TEST_CASE(
+    "a pack written after the reader opened and a pack its index does not name are not read "
+    "by it",
+    "[store][pack]") {
+  const std::string dir = fast_import_repo(30);
+  const std::string git_dir = dir + "/.git";
+  pack::PackReader before(git_dir + "/objects");
+  REQUIRE(before.packs() == 1);
+  // A second pack, of one new blob.
+  auto hashed = run({"git", "-C", dir, "hash-object", "-w", "--stdin"}, {}, "in a new pack\n");
+  REQUIRE(hashed.exit_code == 0);
+  git_oid added{};
+  REQUIRE(git_oid_fromstrn(&added, hashed.out.data(), 40) == 0);
+  auto packed =
+      run({"git", "-C", dir, "pack-objects", "-q", git_dir + "/objects/pack/pack"}, {}, hashed.out);
+  REQUIRE(packed.exit_code == 0);
+  CHECK_FALSE(before.read(added));
+  CHECK(before.declined() == 0);
+  pack::PackReader after(git_dir + "/objects");
+  REQUIRE(after.packs() == 2);
+  auto got = after.read(added);
+  REQUIRE(got);
+  CHECK(got->type == GIT_OBJECT_BLOB);
+  CHECK(got->bytes() == "in a new pack\n");
+  // The new pack's trailing checksum changed: its index no longer names it.
+  for (const auto& e : fs::directory_iterator(git_dir + "/objects/pack")) {
+    if (e.path().extension() != ".pack" || fs::file_size(e.path()) > 1000) continue;
+    std::string bytes = slurp(e.path().string());
+    bytes.back() ^= 1;
+    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    spit(e.path().string(), bytes);
+  }
+  pack::PackReader mismatched(git_dir + "/objects");
+  CHECK(mismatched.packs() == 1);
+  CHECK_FALSE(mismatched.read(added));
+}
