@@ -16,6 +16,8 @@
 
 #include "feeddiff/core.h"
 #include "store/git_handles.h"
+#include "store/pack_reader.h"
+#include "store/source_index_commit.h"
 #include "store/source_index_files.h"
 #include "store/source_index_split.h"
 #include "store/source_index_touched.h"
@@ -37,47 +39,85 @@ struct Chain {
   // again (a catch-up of up to a chunk of commits reads each once), and its trees are
   // compared as the scan goes on (SplitWalk).
   std::unique_ptr<SplitWalk> newest;
+  // The last chunk of commits the scan read after the newest chunk, by position modulo the
+  // chunk: when the scan is over it holds the oldest chunk, which is then not read again
+  // (at 100,000 commits, a third of them). One more chunk of memory, whatever the length.
+  std::vector<Step> oldest;
+  // What the walks read through: the caller's repository, or, once the walk is long, one
+  // that reads packs with PackReader first (opened once reader_after commits are read).
+  git_repository* reading = nullptr;
+  git::RepositoryPtr fast;
+  pack::PackReader* reader = nullptr;  // fast's, which commit_facts reads plain commits with
 };
+
+// From reader_after commits on, the chain is read through a repository of its own whose
+// object database asks PackReader first (pack_reader.cc says why); a short catch-up, a
+// poll's, does not pay for opening it. Objects the walk meets are on disk: the branch names
+// none that a batch holds in memory before its pack is written.
+void read_faster(git_repository* repo, Chain& chain) {
+  auto fast = pack::open_with_reader(git_repository_path(repo));
+  if (!fast) return;  // libgit2 alone reads it, as before
+  chain.fast = std::move(*fast);
+  chain.reading = chain.fast.get();
+  chain.newest->read_from(chain.reading);
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, chain.reading) != 0) {
+    git_error_clear();
+    return;
+  }
+  chain.reader = pack::reader_of(odb);
+  git_odb_free(odb);  // the repository holds it
+}
 
 Result<Chain> scan(git_repository* repo, const git_oid& head, const std::optional<Tip>& tip,
                    std::size_t chunk) {
   Chain chain;
   chain.newest = std::make_unique<SplitWalk>(repo, chunk);
+  chain.reading = repo;
   git_oid id = head;
   for (;;) {
-    git_commit* c = nullptr;
-    if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-    git::CommitPtr owned(c);
+    if (chain.count == reader_after && !chain.fast) read_faster(repo, chain);
+    auto facts = commit_facts(chain.reading, chain.reader, id);
+    if (!facts) return facts.error();
     if (tip && git_oid_equal(&id, &tip->id)) {
       chain.found = true;
-      chain.before_first = roots_of(c);
+      chain.before_first = tree_roots(chain.reading, chain.reader, facts->tree);
       return chain;
     }
-    const unsigned parents = git_commit_parentcount(c);
-    if (parents > 1) {
+    if (facts->parents > 1) {
       chain.merge = true;
       return chain;
     }
     if (chain.count % chunk == 0) chain.marks.push_back(id);
-    if (chain.count < chunk) chain.newest->add({id, roots_of(c), version_source(c)});
+    Step step{id, facts->tree, std::move(facts->source)};
+    if (chain.count < chunk) {
+      chain.newest->add(std::move(step));
+    } else {
+      const std::size_t at = (chain.count - chunk) % chunk;
+      if (at == chain.oldest.size())
+        chain.oldest.push_back(std::move(step));
+      else
+        chain.oldest[at] = std::move(step);
+    }
     ++chain.count;
-    if (parents == 0) return chain;
-    id = *git_commit_parent_id(c, 0);
+    if (facts->parents == 0) return chain;
+    id = facts->parent;
   }
 }
 
-// Indexes the chain a chunk at a time, oldest chunk first: each is walked again from its
-// newest commit and handed to sink, oldest commit first, with the depths following on. A
-// chain of no commit makes one empty chunk. false: the index cannot hold this history (an
-// unstorable name); the chunks before were handed on.
-Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_depth,
-                         std::size_t chunk, const std::function<Status(Pending&)>& sink) {
+// Indexes the chain a chunk at a time, oldest chunk first: each but the newest and the
+// oldest (which the scan kept) is walked again from its newest commit, and handed to sink, oldest
+// commit first, with the depths following on. A chain of no commit makes one empty chunk. false:
+// the index cannot hold this history (an unstorable name); the chunks before were handed on.
+Result<bool> index_chain(Chain& chain, std::uint32_t base_depth, std::size_t chunk,
+                         const std::function<Status(Pending&)>& sink) {
   if (chain.count == 0) {
     Pending p;
     p.base_depth = base_depth;
     if (auto ok = sink(p); !ok) return ok.error();
     return true;
   }
+  git_repository* repo = chain.reading;
   Roots previous = chain.before_first;
   std::uint32_t depth = base_depth;
   for (std::size_t j = chain.marks.size(); j-- > 0;) {
@@ -89,15 +129,22 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
       touched = chain.newest->finish(previous);
       seen = std::move(chain.newest->steps());
       std::reverse(seen.begin(), seen.end());
+    } else if (j + 1 == chain.marks.size()) {
+      // The scan read it last: commits j * chunk to count - 1, newest first.
+      seen.reserve(size);
+      for (std::size_t i = j * chunk; i < chain.count; ++i)
+        seen.push_back(std::move(chain.oldest[(i - chunk) % chunk]));
+      chain.oldest = {};
+      std::reverse(seen.begin(), seen.end());
+      touched = touched_by(repo, previous, seen);
     } else {
       seen.reserve(size);
       git_oid id = chain.marks[j];
       for (std::size_t k = 0; k < size; ++k) {
-        git_commit* c = nullptr;
-        if (git_commit_lookup(&c, repo, &id) != 0) return git::last_error("reading a commit");
-        git::CommitPtr owned(c);
-        seen.push_back({id, roots_of(c), version_source(c)});
-        if (k + 1 < size) id = *git_commit_parent_id(c, 0);
+        auto facts = commit_facts(repo, chain.reader, id);
+        if (!facts) return facts.error();
+        seen.push_back({id, facts->tree, std::move(facts->source)});
+        id = facts->parent;
       }
       std::reverse(seen.begin(), seen.end());
       touched = touched_by(repo, previous, seen);
@@ -109,7 +156,7 @@ Result<bool> index_chain(git_repository* repo, Chain& chain, std::uint32_t base_
     p.ids.reserve(size);
     for (const Step& step : seen) p.ids.push_back(step.id);
     p.touched = std::move(**touched);
-    previous = seen.back().roots;
+    previous = tree_roots(repo, chain.reader, seen.back().tree);
     depth += static_cast<std::uint32_t>(size);
     if (auto ok = sink(p); !ok) return ok.error();
   }
@@ -199,7 +246,7 @@ Result<std::optional<CaughtUp>> catch_up(git_repository* repo, const std::string
   std::optional<Tip> current = tip;  // what the next chunk is appended after
   std::optional<bool> writing;
   bool first = true;
-  auto held = index_chain(repo, *chain, base, chunk, [&](Pending& p) -> Status {
+  auto held = index_chain(*chain, base, chunk, [&](Pending& p) -> Status {
     p.rebuild = out.rebuild && first;
     p.copy = copy && !out.rebuild && first;
     first = false;

@@ -40,4 +40,8 @@ Status update(git_repository* repo, const std::string& dir, const git_oid& head)
 /// make it small.
 inline std::size_t catch_up_chunk = 65536;
 
+/// Commits a catch-up reads through libgit2 alone; from there on it reads through a
+/// repository whose object database asks PackReader first (pack_reader.h). Tests move it.
+inline std::size_t reader_after = 1024;
+
 }  // namespace feeddiff::source_index

@@ -30,6 +30,8 @@
 
 #include "feeddiff/process.h"
 #include "store/git_handles.h"
+#include "store/pack_reader.h"
+#include "store/source_index_commit.h"
 #include "store/source_index_files.h"
 
 namespace feeddiff::source_index {
@@ -41,22 +43,22 @@ namespace {
 Result<std::optional<std::vector<std::string>>> step_names(git_repository* repo,
                                                            RawTreeComparer& comparer,
                                                            const Roots& previous,
-                                                           const Step& step) {
+                                                           const Roots& roots, const Step& step) {
   using Answer = std::optional<std::vector<std::string>>;
   std::vector<std::string> names;
-  if (!git_oid_equal(&previous.raw, &step.roots.raw)) {
+  if (!git_oid_equal(&previous.raw, &roots.raw)) {
     const bool believed =
-        !step.source.empty() && comparer.differs_only_in(previous.raw, step.roots.raw, step.source);
+        !step.source.empty() && comparer.differs_only_in(previous.raw, roots.raw, step.source);
     if (believed) {
       names.push_back(step.source);
     } else {
-      auto diff = raw_diff(repo, previous.raw, step.roots.raw);
+      auto diff = raw_diff(repo, previous.raw, roots.raw);
       if (!diff) return diff.error();
       names = std::move(*diff);
     }
   }
-  if (!git_oid_equal(&previous.articles, &step.roots.articles)) {
-    auto diff = articles_diff(repo, previous.articles, step.roots.articles);
+  if (!git_oid_equal(&previous.articles, &roots.articles)) {
+    auto diff = articles_diff(repo, previous.articles, roots.articles);
     if (!diff) return diff.error();
     names.insert(names.end(), diff->begin(), diff->end());
   }
@@ -77,13 +79,14 @@ Result<std::optional<Touched>> touched_here(git_repository* repo, const Roots& b
   RawTreeComparer comparer(odb);
   Touched out;
   out.reserve(steps.size());
-  const Roots* previous = &before;
+  Roots previous = before;
   for (const Step& step : steps) {
-    auto names = step_names(repo, comparer, *previous, step);
+    const Roots roots = tree_roots(repo, comparer.reader(), step.tree);
+    auto names = step_names(repo, comparer, previous, roots, step);
     if (!names) return names.error();
     if (!*names) return Answer{};
     out.push_back(std::move(**names));
-    previous = &step.roots;
+    previous = roots;
   }
   return Answer(std::move(out));
 }
@@ -154,11 +157,11 @@ std::optional<std::optional<Touched>> decode_touched(std::string_view in,
 [[noreturn]] void index_in_child(const std::string& git_dir, const Roots& before,
                                  std::span<const Step> steps, int fd) {
   int code = 1;
-  git_repository* fresh = nullptr;
-  if (!split_child_fails && git_repository_open(&fresh, git_dir.c_str()) == 0) {
-    auto touched = touched_here(fresh, before, steps);
-    if (touched && write_whole(fd, encode_touched(steps, *touched))) code = 0;
-    git_repository_free(fresh);
+  if (!split_child_fails) {
+    if (auto fresh = pack::open_with_reader(git_dir)) {
+      auto touched = touched_here(fresh->get(), before, steps);
+      if (touched && write_whole(fd, encode_touched(steps, *touched))) code = 0;
+    }
   }
   // No destructors, no atexit handlers, no stdio flush: those are the parent's.
   ::_exit(code);
@@ -176,6 +179,18 @@ std::optional<std::optional<Touched>> child_answer(pid_t pid, int fd, std::span<
 }
 
 }  // namespace
+
+Roots step_roots(git_repository* repo, const Step& step) {
+  git_odb* odb = nullptr;
+  pack::PackReader* reader = nullptr;
+  if (git_repository_odb(&odb, repo) == 0) {
+    reader = pack::reader_of(odb);
+    git_odb_free(odb);  // the repository holds it
+  } else {
+    git_error_clear();
+  }
+  return tree_roots(repo, reader, step.tree);
+}
 
 Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& before,
                                           std::span<const Step> steps) {
@@ -199,7 +214,7 @@ Result<std::optional<Touched>> touched_by(git_repository* repo, const Roots& bef
     ::close(fd);
     return touched_here(repo, before, steps);
   }
-  auto mine = touched_here(repo, older.back().roots, newer);
+  auto mine = touched_here(repo, step_roots(repo, older.back()), newer);
   auto theirs = child_answer(pid, fd, older);
   ::close(fd);
   if (!mine) return mine.error();
@@ -231,7 +246,7 @@ constexpr std::uint32_t kDeclined = ~0u;    // in the child's answer: a name it 
 
 struct SharedStep {
   git_oid id;
-  Roots roots;
+  git_oid tree;
   std::uint8_t source_size;  // kHintMax + 1: too long to share
   char source[kHintMax];
 };
@@ -261,7 +276,7 @@ namespace {
 
 void share_step(SharedStep& out, const Step& step) {
   out.id = step.id;
-  out.roots = step.roots;
+  out.tree = step.tree;
   if (step.source.size() > kHintMax) {
     out.source_size = kHintMax + 1;
     return;
@@ -278,8 +293,10 @@ void share_step(SharedStep& out, const Step& step) {
                                 std::atomic<std::uint32_t>& published,
                                 std::atomic<std::uint32_t>& total, std::atomic<bool>& done,
                                 const Roots& before, const SharedStep* steps, int fd) {
-  git_repository* fresh = nullptr;
-  if (split_child_fails || git_repository_open(&fresh, git_dir.c_str()) != 0) ::_exit(1);
+  if (split_child_fails) ::_exit(1);
+  auto opened = pack::open_with_reader(git_dir);
+  if (!opened) ::_exit(1);
+  git_repository* fresh = opened->release();  // never freed: the child ends in _exit
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, fresh) != 0) ::_exit(1);
   RawTreeComparer comparer(odb);
@@ -304,12 +321,14 @@ void share_step(SharedStep& out, const Step& step) {
       if (end <= pos) break;
     } while (!claims.compare_exchange_weak(seen, claims_of(end, static_cast<std::uint32_t>(seen))));
     if (end <= pos) break;  // the parent has the rest
+    Roots previous = end < known ? tree_roots(fresh, comparer.reader(), steps[end].tree) : before;
     for (std::uint32_t i = end; i-- > pos;) {
       const SharedStep& at = steps[i];
       if (at.source_size > kHintMax) ::_exit(1);
-      Step step{at.id, at.roots, std::string(at.source, at.source_size)};
-      const Roots& previous = i + 1 < known ? steps[i + 1].roots : before;
-      auto names = step_names(fresh, comparer, previous, step);
+      Step step{at.id, at.tree, std::string(at.source, at.source_size)};
+      const Roots roots = tree_roots(fresh, comparer.reader(), step.tree);
+      auto names = step_names(fresh, comparer, previous, roots, step);
+      previous = roots;
       if (!names) ::_exit(1);
       put_u32(out, i);
       if (!*names) {
@@ -446,9 +465,11 @@ Result<std::optional<Touched>> SplitWalk::finish(const Roots& before) {
   bool declined = false;
   // This process's pairs [from, i) of a claim, oldest first.
   const auto index_here = [&](std::uint32_t from, std::uint32_t to) -> Status {
+    Roots previous = to < n ? tree_roots(repo_, comparer.reader(), steps_[to].tree) : before;
     for (std::uint32_t i = to; i-- > from;) {
-      const Roots& previous = i + 1 < n ? steps_[i + 1].roots : before;
-      auto names = step_names(repo_, comparer, previous, steps_[i]);
+      const Roots roots = tree_roots(repo_, comparer.reader(), steps_[i].tree);
+      auto names = step_names(repo_, comparer, previous, roots, steps_[i]);
+      previous = roots;
       if (!names) return names.error();
       if (!*names)
         declined = true;

@@ -19,9 +19,13 @@ namespace feeddiff::source_index {
 /// A commit of the first-parent chain, as a walk read it.
 struct Step {
   git_oid id{};        ///< the commit
-  Roots roots;         ///< its `raw` and `articles` subtrees
+  git_oid tree{};      ///< its root tree: its roots are read where its trees are compared
   std::string source;  ///< set when it is a version commit feeddiff wrote (version_source)
 };
+
+/// A step's `raw` and `articles` subtrees, read through repo (its PackReader first, if it has
+/// one).
+Roots step_roots(git_repository* repo, const Step& step);
 
 /// The escaped names (escape) each step touched, in the steps' order.
 using Touched = std::vector<std::vector<std::string>>;
@@ -50,6 +54,8 @@ class SplitWalk {
   SplitWalk(const SplitWalk&) = delete;
   SplitWalk& operator=(const SplitWalk&) = delete;
 
+  /// Reads through repo from now on (before a child starts: it opens its own).
+  void read_from(git_repository* repo) { repo_ = repo; }
   /// The walk's next step (the parent of the last one); at most capacity of them.
   void add(Step step);
   /// The steps so far, newest first.

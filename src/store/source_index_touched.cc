@@ -21,6 +21,8 @@
 #include "feeddiff/message.h"
 #include "feeddiff/store.h"
 #include "store/git_handles.h"
+#include "store/pack_reader.h"
+#include "store/source_index_commit.h"
 
 namespace feeddiff::source_index {
 
@@ -32,18 +34,6 @@ git_oid raw_of(const git_commit* commit) {
   const git_tree_entry* entry = git_tree_entry_byname(tree, "raw");
   if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_TREE) return zero;
   return *git_tree_entry_id(entry);
-}
-
-Roots roots_of(const git_commit* commit) {
-  Roots roots;
-  git_tree* tree = nullptr;
-  if (git_commit_tree(&tree, commit) != 0) return roots;
-  git::TreePtr owned(tree);
-  for (auto [name, id] : {std::pair{"raw", &roots.raw}, std::pair{"articles", &roots.articles}}) {
-    const git_tree_entry* entry = git_tree_entry_byname(tree, name);
-    if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE) *id = *git_tree_entry_id(entry);
-  }
-  return roots;
 }
 
 std::string article_key(std::string_view source) {
@@ -84,14 +74,21 @@ Result<std::vector<std::string>> articles_diff(git_repository* repo, const git_o
 // The source a version commit names, when feeddiff wrote it as poll does: then it wrote
 // nothing under raw/ but raw/<source>/. Anything else: "".
 std::string version_source(const git_commit* commit) {
-  if (git_commit_parentcount(commit) != 1) return {};
-  for (const git_signature* s : {git_commit_author(commit), git_commit_committer(commit)})
-    if (!s || std::strcmp(s->name, "feeddiff") != 0 ||
-        std::strcmp(s->email, "feeddiff@localhost") != 0)
-      return {};
+  const git_signature* author = git_commit_author(commit);
+  const git_signature* committer = git_commit_committer(commit);
   const char* message = git_commit_message(commit);
-  if (!message) return {};
-  const std::string_view text(message);
+  if (!author || !committer || !message) return {};
+  return version_source_of(git_commit_parentcount(commit), author->name, author->email,
+                           committer->name, committer->email, message);
+}
+
+std::string version_source_of(unsigned parents, std::string_view author_name,
+                              std::string_view author_email, std::string_view committer_name,
+                              std::string_view committer_email, std::string_view text) {
+  if (parents != 1) return {};
+  if (author_name != "feeddiff" || author_email != "feeddiff@localhost" ||
+      committer_name != "feeddiff" || committer_email != "feeddiff@localhost")
+    return {};
   const std::string_view title = text.substr(0, text.find('\n'));
   for (const Trailer& t : message_trailers(text)) {
     if (t.key != "Source") continue;
@@ -322,8 +319,17 @@ git_oid subtree_id(git_odb* odb, const git_oid& tree_id, std::string_view name) 
 class TreeBytes {
  public:
   TreeBytes() = default;
-  // The tree id names, read from odb; false when it cannot be read or is not a tree.
-  bool read(git_odb* odb, const git_oid& id) {
+  // The tree id names, read through reader when there is one and it can (without a copy),
+  // from odb otherwise; false when it cannot be read or is not a tree.
+  bool read(git_odb* odb, pack::PackReader* reader, const git_oid& id) {
+    if (reader) {
+      if (auto object = reader->read(id)) {
+        if (object->type != GIT_OBJECT_TREE) return false;
+        held_ = std::move(object->data);
+        data_ = {held_.get(), object->size};
+        return true;
+      }
+    }
     git_odb_object* o = nullptr;
     if (git_odb_read(&o, odb, &id) != 0) {
       git_error_clear();
@@ -398,6 +404,7 @@ class TreeBytes {
 
  private:
   git::OdbObjectPtr object_;
+  std::shared_ptr<const char[]> held_;  // or the reader's bytes
   std::string_view data_;
   std::vector<std::uint32_t> starts_;  // each entry's offset, then the size
 };
@@ -405,8 +412,8 @@ class TreeBytes {
 namespace {
 
 // differs_only_in over two trees' bytes (empty: no tree).
-bool differs_only_in_bytes(git_odb* odb, std::string_view before, std::string_view after,
-                           std::string_view source, bool top) {
+bool differs_only_in_bytes(git_odb* odb, pack::PackReader* reader, std::string_view before,
+                           std::string_view after, std::string_view source, bool top) {
   if (before == after) return false;
   const std::string bucket = top ? fanout_bucket(source) : std::string();
   RawTreeCursor b(before), a(after);
@@ -434,13 +441,14 @@ bool differs_only_in_bytes(git_odb* odb, std::string_view before, std::string_vi
       git_oid id{};
       if (old_entry) {
         git_oid_fromraw(&id, old_entry->id);
-        if (!inner_before.read(odb, id)) return false;
+        if (!inner_before.read(odb, reader, id)) return false;
       }
       if (new_entry) {
         git_oid_fromraw(&id, new_entry->id);
-        if (!inner_after.read(odb, id)) return false;
+        if (!inner_after.read(odb, reader, id)) return false;
       }
-      if (!differs_only_in_bytes(odb, inner_before.data(), inner_after.data(), source, false))
+      if (!differs_only_in_bytes(odb, reader, inner_before.data(), inner_after.data(), source,
+                                 false))
         return false;
     }
     if (old_entry) has_b = b.next(eb);
@@ -462,13 +470,14 @@ bool RawTreeComparer::differs_only_in(const git_oid& before, const git_oid& afte
   if (!held_ || !git_oid_equal(&held_id_, &before)) {
     held_ = std::make_unique<TreeBytes>();
     held_id_ = before;
-    if (git_oid_is_zero(&before) != 1 && (!held_->read(odb_, before) || !held_->index_all())) {
+    if (git_oid_is_zero(&before) != 1 &&
+        (!held_->read(odb_, reader_, before) || !held_->index_all())) {
       held_.reset();
       return false;
     }
   }
   auto next = std::make_unique<TreeBytes>();
-  if (git_oid_is_zero(&after) != 1 && !next->read(odb_, after)) return false;
+  if (git_oid_is_zero(&after) != 1 && !next->read(odb_, reader_, after)) return false;
   std::pair<std::string_view, std::string_view> changed;
   if (held_->data().empty() || next->data().empty()) {
     if (!next->index_all()) return false;
@@ -477,13 +486,14 @@ bool RawTreeComparer::differs_only_in(const git_oid& before, const git_oid& afte
     return false;
   }
   // changed points into both trees: compared before the older one goes.
-  const bool only = differs_only_in_bytes(odb_, changed.first, changed.second, source, true);
+  const bool only =
+      differs_only_in_bytes(odb_, reader_, changed.first, changed.second, source, true);
   held_ = std::move(next);
   held_id_ = after;
   return only;
 }
 
-RawTreeComparer::RawTreeComparer(git_odb* odb) : odb_(odb) {}
+RawTreeComparer::RawTreeComparer(git_odb* odb) : odb_(odb), reader_(pack::reader_of(odb)) {}
 RawTreeComparer::~RawTreeComparer() = default;
 
 }  // namespace feeddiff::source_index

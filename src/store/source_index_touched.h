@@ -16,15 +16,11 @@ namespace feeddiff::source_index {
 /// The id of the commit's `raw` subtree; zero when it has none.
 git_oid raw_of(const git_commit* commit);
 
-/// The ids of a commit's `raw` and `articles` subtrees (zero where it has none), from one
-/// read of its tree.
+/// The ids of a commit's `raw` and `articles` subtrees (zero where it has none).
 struct Roots {
   git_oid raw{};       ///< raw/: the feeds' responses
   git_oid articles{};  ///< articles/: the article versions (docs/articles.md)
 };
-
-/// The commit's roots.
-Roots roots_of(const git_commit* commit);
 
 /// The index's name for a source's article versions: "articles/<name>". A '/' is in no name
 /// under raw/ (git allows none in a tree entry), so it is no source's.
@@ -52,11 +48,20 @@ git_oid subtree_id(git_odb* odb, const git_oid& tree_id, std::string_view name);
 
 class TreeBytes;
 
+}  // namespace feeddiff::source_index
+
+namespace feeddiff::pack {
+class PackReader;
+}  // namespace feeddiff::pack
+
+namespace feeddiff::source_index {
+
 /// Compares each `raw` tree of a first-parent chain with the one before it, reading each
 /// from the object database once.
 class RawTreeComparer {
  public:
-  /// Reads from odb, which must outlive the comparer.
+  /// Reads from odb, which must outlive the comparer (through its PackReader, reader_of,
+  /// when it has one).
   explicit RawTreeComparer(git_odb* odb);
   ~RawTreeComparer();
   RawTreeComparer(const RawTreeComparer&) = delete;
@@ -65,9 +70,12 @@ class RawTreeComparer {
   /// Whether two `raw` trees (zero: none) differ in source's directory alone; false on any
   /// doubt (the caller then runs raw_diff). Cheapest when before is the last call's after.
   bool differs_only_in(const git_oid& before, const git_oid& after, std::string_view source);
+  /// The PackReader it reads through, or nullptr.
+  pack::PackReader* reader() const { return reader_; }
 
  private:
   git_odb* odb_;
+  pack::PackReader* reader_;
   std::unique_ptr<TreeBytes> held_;  // the last tree read, after the last call
   git_oid held_id_{};
 };

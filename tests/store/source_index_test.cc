@@ -677,3 +677,66 @@ TEST_CASE(
     CHECK(index_files(dir) == alone);
   }
 }
+
+TEST_CASE(
+    "a source index rebuilt through the pack reader is byte for byte the one libgit2's reads "
+    "rebuild, from the packs poll writes and from git gc's",
+    "[store][index]") {
+  const std::string dir = random_archive("index-reader", 31, 80);
+  forge_and_edit(dir, "older");
+  {
+    auto archive = Archive::open(dir);
+    REQUIRE(archive);
+    std::mt19937 rng(32);
+    random_history(*archive, rng, 80);
+  }
+  forge_and_edit(dir, "newer");
+  // Two odd poll commits: one with an encoding header (the plain-commit path leaves it to
+  // libgit2), one whose committer name is padded with spaces (both trim it).
+  for (const std::string& odd : {std::string("encoding ISO-8859-1\n"), std::string()}) {
+    fs::create_directories(dir + "/raw/gamma");
+    spit(dir + "/raw/gamma/response.xml", "<rss>odd " + std::to_string(odd.size()) + "</rss>");
+    git_out(dir, {"add", "-A", "raw"});
+    git_out(dir, {"-c", "user.name=feeddiff", "-c", "user.email=feeddiff@localhost", "commit", "-q",
+                  "-m", "gamma: changed (17 bytes, HTTP 200)\n\nSource: gamma"});
+    std::string raw = git_out(dir, {"cat-file", "commit", "HEAD"});
+    const auto committer = raw.find("\ncommitter ");
+    const auto blank = raw.find("\n\n");
+    REQUIRE((committer != std::string::npos && blank != std::string::npos));
+    if (odd.empty())
+      raw.replace(committer + 1, 19, "committer  feeddiff ");
+    else
+      raw.insert(blank + 1, odd);
+    auto made = run({"git", "-C", dir, "hash-object", "-t", "commit", "-w", "--stdin"}, {}, raw);
+    REQUIRE(made.exit_code == 0);
+    git_out(dir, {"update-ref", "HEAD", made.out.substr(0, 40)});
+  }
+  SECTION("poll's packs") {}
+  SECTION("git gc's pack, offset deltas") {
+    git_out(dir, {"gc", "-q", "--aggressive"});
+  }
+  SECTION("a repack's, ref deltas") {
+    git_out(dir, {"-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq"});
+  }
+  const std::string index = dir + "/.git/feeddiff/index";
+  struct Restore {
+    std::size_t saved = source_index::reader_after;
+    ~Restore() { source_index::reader_after = saved; }
+  } restore;
+  std::map<std::string, std::string> libgit2_alone;
+  {
+    const Split never(0, false);
+    source_index::reader_after = SIZE_MAX;
+    fs::remove_all(index);
+    check_agrees(dir);
+    libgit2_alone = index_files(dir);
+  }
+  for (const std::size_t split : {std::size_t{0}, std::size_t{2}}) {
+    INFO("split at " << split);
+    const Split maybe(split, false);
+    source_index::reader_after = 0;
+    fs::remove_all(index);
+    check_agrees(dir);
+    CHECK(index_files(dir) == libgit2_alone);
+  }
+}
