@@ -236,6 +236,9 @@ struct ChangeRequest {
   /// than read again (reappeared items, reverted_to); ignored when they are another source's.
   /// nullptr: they are read (see annotate_history).
   SourceVersions* known_versions = nullptr;
+  /// The commit revision names, when the caller resolved it already (a site build reads each
+  /// commit once, not twice); nullptr: resolved here.
+  const CommitInfo* resolved = nullptr;
 };
 
 /// Loads the change a commit made to a source's raw artifact (or, when it touched no raw

@@ -223,9 +223,19 @@ class Versions {
   // that need no parse are read here: a thread (its stack, its malloc arena) costs more
   // than inflating a few KB, and show HEAD's common case is one small change.
   void start(const std::string& old_blob, const std::string& new_blob) {
-    if (!model_ && small(old_blob) && small(new_blob)) {
-      run(old_blob, change_.old_body, before, old_read_);
-      run(new_blob, change_.new_body, after, new_read_);
+    if (small(old_blob) && small(new_blob)) {
+      if (!model_) {
+        run(old_blob, change_.old_body, before, old_read_);
+        run(new_blob, change_.new_body, after, new_read_);
+        return;
+      }
+      // Read here, normalized on the threads: on another thread each read opens the object
+      // database anew (its pack indexes, no delta base cached), which cost a site build more
+      // than the inflating itself.
+      read(old_blob, change_.old_body, old_read_);
+      read(new_blob, change_.new_body, new_read_);
+      start_parse(change_.old_body, before, old_read_, old_side_);
+      start_parse(change_.new_body, after, new_read_, new_side_);
       return;
     }
     start_side(old_blob, change_.old_body, before, old_read_, old_side_);
@@ -250,15 +260,31 @@ class Versions {
 
  private:
   void run(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
-           Status& read) {
+           Status& status) {
+    read(blob, body, status);
+    parse(body, doc, status);
+  }
+  void read(const std::string& blob, Blob& body, Status& status) {
     if (!blob.empty()) {
       if (auto r = archive_.read_blob(blob))
         body = std::move(*r);
       else
-        read = r.error();
+        status = r.error();
     }
     bodies_.count_down();
-    if (model_ && read && !body.empty()) doc.emplace(normalize_side(body, options_, large_));
+  }
+  void parse(const Blob& body, std::optional<Result<Document>>& doc, const Status& status) {
+    if (model_ && status && !body.empty()) doc.emplace(normalize_side(body, options_, large_));
+  }
+  // A body already read is normalized on a thread (none for an empty one).
+  void start_parse(const Blob& body, std::optional<Result<Document>>& doc, const Status& status,
+                   std::thread& side) {
+    if (body.empty() || !status) return;
+    try {
+      side = std::thread([this, &body, &doc, &status] { parse(body, doc, status); });
+    } catch (const std::system_error&) {
+      parse(body, doc, status);  // no thread to be had: here and now
+    }
   }
   void start_side(const std::string& blob, Blob& body, std::optional<Result<Document>>& doc,
                   Status& read, std::thread& side) {
@@ -448,7 +474,8 @@ Result<std::unique_ptr<LoadedChange>> load_change(const Archive& archive,
   const std::string_view revision = request.revision, source = request.source;
   const bool normalized = request.normalized, compare = request.compare;
   SourceVersions* known = request.known_versions;
-  auto commit = archive.resolve(revision);
+  Result<CommitInfo> commit =
+      request.resolved ? Result<CommitInfo>(*request.resolved) : archive.resolve(revision);
   if (!commit) return commit.error();
   // The source a poll's commit names: only its directory is compared (a commit made by hand,
   // or one whose trailer names nothing there, is compared whole).

@@ -61,10 +61,11 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  bool feed_entry = true) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
-  if (auto commit = archive.resolve(id);
-      commit && commit->trailer("Layout") && !commit->trailer("Source"))
-    return out;
-  auto loaded = load_change(archive, {.revision = id, .known_versions = versions});
+  auto resolved = archive.resolve(id);
+  if (resolved && resolved->trailer("Layout") && !resolved->trailer("Source")) return out;
+  auto loaded = load_change(
+      archive,
+      {.revision = id, .known_versions = versions, .resolved = resolved ? &*resolved : nullptr});
   if (!loaded) return loaded.error();
   const CommitInfo& commit = (*loaded)->commit;
   const ChangeView& view = (*loaded)->view;

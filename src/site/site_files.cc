@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -124,12 +125,46 @@ std::string SiteState::text() const {
 // Whether path lies strictly inside top once symlinks above it are resolved: the site removes
 // nothing that is not its own, whatever the manifest or a link in DIR says. (The last
 // component is not resolved: removing a link removes the link, not what it points to.)
+namespace {
+
+// top resolved, kept for the thread's next call: a run asks about one top for every file it
+// writes or removes, and resolving it reads every link from / down (a readlink each).
+const fs::path& resolved_top(const fs::path& top, std::error_code& ec) {
+  thread_local fs::path asked, resolved;
+  if (asked.empty() || asked != top) {
+    asked.clear();
+    resolved = fs::weakly_canonical(top, ec);
+    if (!ec) asked = top;
+  }
+  return resolved;
+}
+
+// Whether the directories between top and path's file are real directories (or missing):
+// then path resolves to itself below top, and nothing else needs reading.
+bool plainly_inside(const fs::path& base, const fs::path& top, const fs::path& lexical) {
+  const fs::path below = lexical.lexically_relative(top.lexically_normal());
+  if (below.empty() || *below.begin() == "." || *below.begin() == "..") return false;
+  fs::path at = base;
+  for (auto it = below.begin(); std::next(it) != below.end(); ++it) {
+    if (it->empty() || *it == "." || *it == "..") return false;
+    at /= *it;
+    std::error_code ec;
+    const fs::file_type type = fs::symlink_status(at, ec).type();
+    if (type == fs::file_type::not_found) return true;  // nor is anything below it
+    if (type != fs::file_type::directory) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool strictly_inside(const fs::path& top, const fs::path& path) {
   std::error_code ec;
-  const fs::path base = fs::weakly_canonical(top, ec);
+  const fs::path& base = resolved_top(top, ec);
   if (ec) return false;
   const fs::path lexical = path.lexically_normal();
   if (!lexical.has_filename()) return false;
+  if (plainly_inside(base, top, lexical)) return true;
   const fs::path parent = fs::weakly_canonical(lexical.parent_path(), ec);
   if (ec) return false;
   const fs::path rel = (parent / lexical.filename()).lexically_relative(base);
@@ -137,6 +172,9 @@ bool strictly_inside(const fs::path& top, const fs::path& path) {
 }
 
 Status make_dirs(const fs::path& dir) {
+  // Most calls make one directory whose parent exists: mkdir first, create_directories (a
+  // stat of every component) only when that fails.
+  if (!dir.empty() && ::mkdir(dir.c_str(), 0777) == 0) return Ok{};
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
@@ -145,7 +183,6 @@ Status make_dirs(const fs::path& dir) {
   return Ok{};
 }
 
-// Writes the file unless it already holds exactly these bytes.
 std::optional<SiteChange> OldRows::next() {
   while (at_ >= rows_.size()) {
     const fs::path file = dir_ / fmt::format("{}.tsv", ++page_);
@@ -157,25 +194,24 @@ std::optional<SiteChange> OldRows::next() {
 }
 
 Status write_if_changed(const fs::path& path, std::string_view content, Writes& writes) {
-  auto old = read_file(path.string());
-  if (old && *old == content) {
-    ++writes.unchanged;
-    return Ok{};
-  }
   // A page that is not there yet (most of a first build's) is written in place: no reader
   // links it before this run's lists do, and a run killed before its state is saved writes
-  // it again. Its directory is made only when the file cannot be (no stat of it first).
-  if (!old && old.error().code == Errc::not_found) {
-    auto made = write_file_new(path.string(), content);
-    if (!made && made.error().code == Errc::not_found) {
-      if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
-      made = write_file_new(path.string(), content);
-    }
-    if (made) {
-      ++writes.written;
+  // it again. Creating it is the first try (one open, no read, no stat); its directory is
+  // made only when the file cannot be.
+  auto made = write_file_new(path.string(), content);
+  if (!made && made.error().code == Errc::not_found) {
+    if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
+    made = write_file_new(path.string(), content);
+  }
+  if (made) {
+    ++writes.written;
+    return Ok{};
+  }
+  if (made.error().code == Errc::exists)
+    if (auto old = read_file(path.string()); old && *old == content) {
+      ++writes.unchanged;
       return Ok{};
     }
-  }
   if (auto ok = make_dirs(path.parent_path()); !ok) return ok;
   if (auto ok = write_file_replace(path.string(), content); !ok) return ok;
   ++writes.written;
