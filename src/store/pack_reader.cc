@@ -39,7 +39,9 @@ namespace {
 constexpr std::size_t kIdxHeader = 8 + 256 * 4;  // magic, version, fanout
 constexpr std::size_t kPackHeader = 12;          // "PACK", version, count
 constexpr std::size_t kMaxObject = std::size_t{1} << 30;
-constexpr unsigned kMaxChain = 10'000;  // a REF_DELTA cycle in a broken pack ends here
+// Deeper chains (and a REF_DELTA cycle in a broken pack) go to libgit2: git packs no deeper
+// than 4,095 (pack.depth's ceiling), and each level here is a frame of the recursion.
+constexpr unsigned kMaxChain = 4'095;
 // The pack is mapped in windows, the least recently used unmapped first, as libgit2 does it
 // (git_runtime.cc): a rebuild at 1,000,000 changes touched all of a 1.3 GB pack mapped whole,
 // and its resident memory grew to match.
