@@ -99,14 +99,4 @@ void BatchBackend::reset() {
   objects_.clear();
 }
 
-std::size_t BatchBackend::Hash::operator()(const git_oid& id) const noexcept {
-  std::size_t h = 0;
-  std::memcpy(&h, id.id, sizeof h);  // an object id is already a uniform hash
-  return h;
-}
-
-bool BatchBackend::Equal::operator()(const git_oid& a, const git_oid& b) const noexcept {
-  return git_oid_equal(&a, &b) != 0;
-}
-
 }  // namespace feeddiff::git

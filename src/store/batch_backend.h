@@ -16,6 +16,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "store/git_handles.h"
+
 namespace feeddiff::git {
 
 /// An object's bytes, shared.
@@ -44,18 +46,12 @@ class BatchBackend {
   void reset();
 
  private:
-  struct Hash {
-    std::size_t operator()(const git_oid& id) const noexcept;
-  };
-  struct Equal {
-    bool operator()(const git_oid& a, const git_oid& b) const noexcept;
-  };
   struct Backend;  // what libgit2 holds: its git_odb_backend first
   explicit BatchBackend(Backend* owner) : owner_(owner) {}
   friend struct Backend;
 
   Backend* owner_;
-  std::unordered_map<git_oid, BatchObject, Hash, Equal> objects_;
+  std::unordered_map<git_oid, BatchObject, OidHash, OidEqual> objects_;
 };
 
 }  // namespace feeddiff::git

@@ -3,6 +3,8 @@
 
 #include <git2.h>
 
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +32,21 @@ using IndexPtr = std::unique_ptr<git_index, Deleter<git_index, git_index_free>>;
 using ReferencePtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
 using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
 using OdbObjectPtr = std::unique_ptr<git_odb_object, Deleter<git_odb_object, git_odb_object_free>>;
+
+/// An object id as a key of an unordered container: its first bytes, already a uniform hash.
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h = 0;
+    std::memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+/// Object ids compared as keys of an unordered container.
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept {
+    return git_oid_equal(&a, &b) != 0;
+  }
+};
 
 /// Initializes libgit2 once per process.
 void ensure_initialized();

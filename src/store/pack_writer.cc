@@ -369,17 +369,6 @@ std::uint32_t get_be32(const unsigned char* p) {
          std::uint32_t{p[3]};
 }
 
-struct OidHash {
-  std::size_t operator()(const git_oid& id) const {
-    std::size_t h = 0;
-    std::memcpy(&h, id.id, sizeof h);
-    return h;
-  }
-};
-struct OidEqual {
-  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b); }
-};
-
 Error corrupt(const std::string& path, std::string_view why) {
   return Error{Errc::git, fmt::format("cannot roll up {}: {}", path, why)};
 }
@@ -460,10 +449,11 @@ std::optional<std::uint32_t> index_object_count(const std::string& idx_path) {
 Result<RolledUp> roll_up(const std::vector<std::string>& stems, const std::string& pack_dir) {
   remove_temporaries(pack_dir);
   std::vector<std::vector<IndexEntry>> indexes;
-  std::unordered_map<git_oid, std::uint64_t, OidHash, OidEqual> placed;  // id -> new offset
+  std::unordered_map<git_oid, std::uint64_t, git::OidHash, git::OidEqual>
+      placed;  // id -> new offset
   std::size_t unique = 0;
   {
-    std::unordered_set<git_oid, OidHash, OidEqual> ids;
+    std::unordered_set<git_oid, git::OidHash, git::OidEqual> ids;
     for (const auto& stem : stems) {
       auto index = read_index(pack_dir + "/" + stem + ".idx");
       if (!index) return index.error();

@@ -7,16 +7,6 @@
 
 namespace feeddiff::pack {
 
-std::size_t Precompressor::Key::operator()(const git_oid& id) const noexcept {
-  std::size_t h = 0;
-  std::memcpy(&h, id.id, sizeof h);  // an object id is already a uniform hash
-  return h;
-}
-
-bool Precompressor::Equal::operator()(const git_oid& a, const git_oid& b) const noexcept {
-  return git_oid_equal(&a, &b) != 0;
-}
-
 Precompressor::~Precompressor() {
   {
     std::lock_guard lock(mutex_);

@@ -18,6 +18,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "store/git_handles.h"
+
 namespace feeddiff::pack {
 
 /// Objects smaller than this are left to write_pack: not worth a copy and a hand-over.
@@ -46,12 +48,6 @@ class Precompressor {
   void clear();
 
  private:
-  struct Key {
-    std::size_t operator()(const git_oid& id) const noexcept;
-  };
-  struct Equal {
-    bool operator()(const git_oid& a, const git_oid& b) const noexcept;
-  };
   struct Job {
     git_oid id;
     std::shared_ptr<const std::string> bytes;
@@ -64,7 +60,7 @@ class Precompressor {
   std::deque<Job> queue_;
   std::size_t queued_bytes_ = 0;
   // Submitted and not yet taken: empty until compressed (a zlib stream is never empty).
-  std::unordered_map<git_oid, std::string, Key, Equal> made_;
+  std::unordered_map<git_oid, std::string, git::OidHash, git::OidEqual> made_;
   std::optional<git_oid> working_;  // the job the thread holds outside the lock
   bool stopping_ = false;
   std::thread thread_;
