@@ -54,6 +54,21 @@ std::vector<std::string> awkward_bodies() {
           slurp(corpus_path("history-olshansk-openai-research/0001.xml"))};
 }
 
+// The archive passes git fsck --strict, its work tree is clean, and raw/s<i>/response.xml
+// holds bodies[i] at HEAD and in the work tree.
+void check_sound_with(const std::string& dir, const std::vector<std::string>& bodies) {
+  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
+    INFO(path);
+    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
+    CHECK(slurp(dir + "/" + path) == bodies[i]);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a batch moves the branch once, as one pack git verifies byte for byte", "[store]") {
@@ -223,16 +238,7 @@ TEST_CASE("a blob hashed ahead is stored under the id git gives it and packed li
   again.files[0].content_id = blob_id(bodies[3]);
   REQUIRE(archive->commit(again));
   REQUIRE(archive->end_batch());
-  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
-  INFO(fsck.out << fsck.err);
-  CHECK(fsck.exit_code == 0);
-  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
-    INFO(path);
-    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
-    CHECK(slurp(dir + "/" + path) == bodies[i]);
-  }
+  check_sound_with(dir, bodies);
   CHECK(git_out(dir, {"rev-parse", "HEAD:raw/twin/response.xml"}) ==
         git_out(dir, {"rev-parse", "HEAD:raw/s3/response.xml"}));
 }
@@ -293,16 +299,7 @@ TEST_CASE(
   REQUIRE(archive->commit(shared_change("later", later)));
   CHECK(later.use_count() == 1);
 
-  auto fsck = run({"git", "-C", dir, "fsck", "--strict", "--no-dangling"});
-  INFO(fsck.out << fsck.err);
-  CHECK(fsck.exit_code == 0);
-  CHECK(git_out(dir, {"status", "--porcelain"}).empty());
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const std::string path = "raw/s" + std::to_string(i) + "/response.xml";
-    INFO(path);
-    CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD:" + path}).out == bodies[i]);
-    CHECK(slurp(dir + "/" + path) == bodies[i]);
-  }
+  check_sound_with(dir, bodies);
   CHECK(slurp(dir + "/raw/again/response.xml") == bodies[3]);
   CHECK(git_out(dir, {"rev-parse", "HEAD:raw/again/response.xml"}) ==
         git_out(dir, {"rev-parse", "HEAD:raw/s3/response.xml"}));
