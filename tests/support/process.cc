@@ -23,6 +23,34 @@ namespace feeddiff::test {
 
 namespace {
 
+// A child's argv and environment (this process's, with env's names set), made before the
+// fork: between fork and exec, the child of a process with threads may call only
+// async-signal-safe functions. setenv and a vector's allocation there take malloc's lock,
+// which another thread may have held at the fork and never releases in the child: one of
+// "eight pollers racing to push" never ran, and the test hung until ctest's timeout.
+struct Exec {
+  Exec(const std::vector<std::string>& argv, const Env& env) : args_(argv) {
+    for (char** e = environ; *e; ++e) {
+      const std::string_view entry(*e);
+      const std::string_view name = entry.substr(0, entry.find('='));
+      const bool replaced =
+          std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
+      if (!replaced) env_.emplace_back(entry);
+    }
+    for (const auto& [name, value] : env) env_.push_back(name + "=" + value);
+    for (auto& a : args_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    for (auto& e : env_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+  }
+  char* const* argv() { return argv_.data(); }
+  char* const* envp() { return envp_.data(); }
+
+ private:
+  std::vector<std::string> args_, env_;
+  std::vector<char*> argv_, envp_;
+};
+
 void close_pipe(int fds[2]) {
   for (int i = 0; i < 2; ++i)
     if (fds[i] >= 0) ::close(fds[i]);
@@ -35,6 +63,7 @@ RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_
   REQUIRE(::pipe(in) == 0);
   REQUIRE(::pipe(out) == 0);
   REQUIRE(::pipe(err) == 0);
+  Exec exec(argv, env);
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -44,12 +73,9 @@ RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_
     close_pipe(in);
     close_pipe(out);
     close_pipe(err);
-    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::execvpe(exec.argv()[0], exec.argv(), exec.envp());
+    static const char kFailed[] = "exec failed\n";
+    (void)!::write(2, kFailed, sizeof kFailed - 1);
     ::_exit(127);
   }
   ::close(in[0]);
@@ -108,6 +134,9 @@ RunResult run(const std::vector<std::string>& argv, const Env& env, std::string_
 }
 
 int start_feeddiff(const std::vector<std::string>& args, const Env& env) {
+  std::vector<std::string> argv{FEEDDIFF_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Exec exec(argv, env);
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -115,11 +144,7 @@ int start_feeddiff(const std::vector<std::string>& args, const Env& env) {
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> argv{const_cast<char*>(FEEDDIFF_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
+    ::execve(exec.argv()[0], exec.argv(), exec.envp());
     ::_exit(127);
   }
   return pid;
