@@ -33,15 +33,15 @@ namespace fs = std::filesystem;
 
 // An object's bytes as write_pack reads them: in place where the batch holds them, else a
 // copy libgit2 made.
-struct ReadObject {
+struct PackInput {
   git_object_t type = GIT_OBJECT_INVALID;
   std::string_view data;
   git::SharedBytes shared;
   git::OdbObjectPtr read;
 };
 
-Result<ReadObject> read_object(git_odb* odb, const git::BatchBackend* batch, const git_oid& id) {
-  ReadObject out;
+Result<PackInput> read_object(git_odb* odb, const git::BatchBackend* batch, const git_oid& id) {
+  PackInput out;
   if (const git::BatchObject* held = batch ? batch->find(id) : nullptr) {
     out.type = held->type;
     out.shared = held->bytes;
