@@ -261,6 +261,21 @@ class Archive {
   /// call for that version most likely read it already, instead of in the parent's tree.
   Result<std::vector<PathChange>> source_changes(std::string_view commit_id, std::string_view name,
                                                  std::string_view previous = {}) const;
+
+  /// Reads the directory of each source at its commit, in the order given (the history's),
+  /// and keeps them for source_changes until forget_source_dirs(): a site asks for its
+  /// commits source by source, a thousand commits apart, and each such read costs a chain
+  /// of raw/ tree deltas; in the history's order each is one delta from the last. Pairs of
+  /// a commit id (in full) and a source name; 48 bytes kept per commit.
+  Status read_source_dirs_ahead(
+      const std::vector<std::pair<std::string, std::string>>& commits) const;
+  /// Forgets what read_source_dirs_ahead read.
+  void forget_source_dirs() const;
+  /// How many directories read_source_dirs_ahead keeps.
+  std::size_t source_dirs_kept() const;
+  /// Keeps what other (the same repository, opened again) read ahead, as if read here.
+  void keep_source_dirs_of(const Archive& other) const;
+
   /// Every file under dir (`raw/`) at a commit, recursively, as added PathChanges (path and
   /// new_blob), in tree order.
   Result<std::vector<PathChange>> files_under(std::string_view commit_id,
@@ -317,7 +332,7 @@ class Archive {
       const std::function<bool(const std::string& id, bool touched)>& visit) const;
   /// The file's bytes at HEAD; nullopt when absent or the archive has no commit.
   Result<std::optional<std::string>> read_head(std::string_view path) const;
-  /// The URL of the `origin` remote, if there is one.
+  /// The URL of the `origin` remote, if there is one: read once, when first asked.
   std::optional<std::string> origin_url() const;
   /// Commits on the branch that its upstream (the remote-tracking branch it was cloned
   /// from or set with `git branch -u`, as of the last fetch) lacks, with that upstream's
@@ -352,6 +367,11 @@ class Archive {
   /// Caches a value under name, best effort: written beside and renamed, never fsync'd;
   /// failures (a read-only archive, a full disk, a bad name) are ignored.
   void cache_write(std::string_view name, std::string_view value) const;
+  /// On: cache_write queues its values for a thread of its own to write, in order (at most
+  /// a few thousand waiting), and cache_read reads a queued value from the queue; for a
+  /// command that writes many (a site's change pages). Off: writes what is queued and stops
+  /// the thread. Off before the process forks.
+  void write_cache_behind(bool on) const;
   /// Appends to the value cached under name (creating it), best effort like cache_write:
   /// a crash may leave the value cut anywhere, so what is appended must be records that a
   /// reader checks one by one (complete lines).

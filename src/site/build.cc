@@ -126,6 +126,10 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   return out;
 }
 
+// Source directories read ahead (Archive::read_source_dirs_ahead) kept from earlier rounds at
+// most: 48 MB.
+constexpr std::size_t kAheadKept = 1'000'000;
+
 // Per commit of a round: rendered in order, not from the row spool.
 constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
 // Per commit of a round: the search index kept its documents from the last build.
@@ -298,11 +302,19 @@ Status SiteBuild::render_rounds(CommitSpool& fresh, const fs::path& work) {
   auto rows = RowSpool::create((work / "rows").string());
   if (!rows) return rows.error();
   const std::size_t round = std::min(options_.round, std::max<std::size_t>(fresh.size(), 1));
+  // Each change page writes cache entries (its item summary); a thread writes them, until
+  // the rounds are over (before anything forks).
+  archive_.write_cache_behind(fresh.size() > 1);
+  struct Stop {
+    const Archive& archive;
+    ~Stop() { archive.write_cache_behind(false); }
+  } stop{archive_};
   for (std::size_t begin = 0; begin < fresh.size(); begin += round) {
     auto ids = fresh.oldest(begin, begin + round);
     if (!ids) return ids.error();
     if (auto ok = render_round(*ids, begin, *rows, old_rows, reusing, work); !ok) return ok;
   }
+  archive_.write_cache_behind(false);
   // Before the source feeds read the entries, and before anything forks.
   if (auto ok = pages_.finish(writes_); !ok) return ok;
   return histories_.finish();
@@ -315,6 +327,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
   // Per commit of the round: where its row is in the spool, or that it is rendered below.
   std::vector<std::uint64_t> at(ids.size(), kInOrder), found(ids.size(), kInOrder);
   std::map<std::string, std::vector<std::uint32_t>> by_source;
+  std::vector<std::pair<std::string, std::string>> ahead;  // commit and source, oldest first
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string id = to_hex(ids[i]);
     if (first + i < covered_) found[i] = kIndexed;
@@ -335,9 +348,17 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
     // in order, reading its source's versions as it comes.
     auto commit = archive_.resolve(id);
     if (!commit) return commit.error();
-    if (const std::string* source = commit->trailer("Source"); source && check_source_name(*source))
+    if (const std::string* source = commit->trailer("Source");
+        source && check_source_name(*source)) {
       by_source[*source].push_back(static_cast<std::uint32_t>(i));
+      ahead.emplace_back(id, *source);
+    }
   }
+  // Rendered source by source below, and read again for the source pages: their directories
+  // are read here, in the history's order, and kept for the rest of the run, up to
+  // kAheadKept of them (48 bytes each) besides this round's: memory stays bounded.
+  if (archive_.source_dirs_kept() + ahead.size() > kAheadKept) archive_.forget_source_dirs();
+  if (auto ok = archive_.read_source_dirs_ahead(ahead); !ok) return ok;
   for (const auto& [source, positions] : by_source) {
     auto versions = SourceVersions::load(archive_, source);
     for (std::size_t n = 0; n < positions.size(); ++n) {
@@ -521,6 +542,7 @@ std::optional<ForkedPart> SiteBuild::fork_sources(
   return ForkedPart::start([&]() -> std::optional<std::string> {
     auto own = Archive::open(archive_.work_dir());
     if (!own) return std::nullopt;
+    own->keep_source_dirs_of(archive_);
     writes_ = Writes{};  // the child's copy: what it answers
     for (const auto& [name, row] : state_.sources)
       if (theirs.count(name) &&
@@ -656,7 +678,9 @@ SiteReport SiteBuild::report(std::size_t sources) const {
 }  // namespace site
 
 Result<SiteReport> build_site(const Archive& archive, const SiteOptions& options) {
-  return site::SiteBuild(archive, options).run();
+  auto report = site::SiteBuild(archive, options).run();
+  archive.forget_source_dirs();  // what the run read ahead is of no use after it
+  return report;
 }
 
 }  // namespace feeddiff

@@ -50,6 +50,14 @@ std::string strip_slash(std::string s) {
 }
 
 Result<git::CommitPtr> lookup_commit(git_repository* repo, std::string_view revision) {
+  // A full id is an object id before it is anything else (as git and revparse read it):
+  // looked up directly, without revparse's reading of the configuration and the refs.
+  if (git_oid id; revision.size() == GIT_OID_HEXSZ &&
+                  git_oid_fromstrn(&id, revision.data(), revision.size()) == 0) {
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo, &id) == 0) return git::CommitPtr(commit);
+    git_error_clear();  // a tag, or no object: revparse says which
+  }
   git_object* obj = nullptr;
   std::string rev(revision);
   if (git_revparse_single(&obj, repo, rev.c_str()) != 0)
@@ -179,8 +187,67 @@ Result<bool> touches_source(git_commit* commit, std::string_view name) {
 }
 
 // The differences between two trees (either may be null), each path prefixed.
+namespace {
+
+// Whether every entry of the tree is a regular file (none is null).
+bool only_files(const git_tree* tree) {
+  for (std::size_t i = 0, n = tree ? git_tree_entrycount(tree) : 0; i < n; ++i) {
+    const git_filemode_t mode = git_tree_entry_filemode(git_tree_entry_byindex(tree, i));
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) return false;
+  }
+  return true;
+}
+
+// diff_trees for two directories of regular files only, whose common names kept their
+// modes (a source's directory, always): the same changes in the same order, without
+// libgit2's diff, which reads the configuration afresh (three stats) for every comparison.
+// nullopt for anything else.
+std::optional<std::vector<PathChange>> compare_files(const git_tree* old_side,
+                                                     const git_tree* new_side,
+                                                     const std::string& prefix) {
+  if (!only_files(old_side) || !only_files(new_side)) return std::nullopt;
+  std::vector<PathChange> out;
+  const std::size_t old_count = old_side ? git_tree_entrycount(old_side) : 0;
+  const std::size_t new_count = new_side ? git_tree_entrycount(new_side) : 0;
+  std::size_t i = 0, j = 0;
+  while (i < old_count || j < new_count) {
+    const git_tree_entry* before = i < old_count ? git_tree_entry_byindex(old_side, i) : nullptr;
+    const git_tree_entry* after = j < new_count ? git_tree_entry_byindex(new_side, j) : nullptr;
+    // Files sort by name in a tree, as libgit2 lists a diff's files.
+    const int order = !before ? 1
+                      : !after
+                          ? -1
+                          : std::strcmp(git_tree_entry_name(before), git_tree_entry_name(after));
+    if (order < 0) {
+      out.push_back({prefix + git_tree_entry_name(before),
+                     ChangeKind::deleted,
+                     git::to_hex(*git_tree_entry_id(before)),
+                     {}});
+      ++i;
+    } else if (order > 0) {
+      out.push_back({prefix + git_tree_entry_name(after),
+                     ChangeKind::added,
+                     {},
+                     git::to_hex(*git_tree_entry_id(after))});
+      ++j;
+    } else {
+      if (git_tree_entry_filemode(before) != git_tree_entry_filemode(after)) return std::nullopt;
+      if (!git_oid_equal(git_tree_entry_id(before), git_tree_entry_id(after)))
+        out.push_back({prefix + git_tree_entry_name(after), ChangeKind::modified,
+                       git::to_hex(*git_tree_entry_id(before)),
+                       git::to_hex(*git_tree_entry_id(after))});
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<PathChange>> diff_trees(git_repository* repo, git_tree* old_side,
                                            git_tree* new_side, const std::string& prefix) {
+  if (auto files = compare_files(old_side, new_side, prefix)) return std::move(*files);
   git_diff* diff = nullptr;
   git_diff_options options;
   git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);

@@ -3,17 +3,20 @@
 
 #include <git2.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "feeddiff/store.h"
 #include "store/batch_backend.h"
+#include "store/cache_behind.h"
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 #include "store/pack_writer.h"
@@ -80,6 +83,26 @@ struct Archive::Impl {
     std::string dir;
   };
   Recent<SourceEntry> recent_entries;
+  // cache_write's thread, while write_cache_behind is on.
+  std::unique_ptr<CacheBehind> cache_behind;
+
+  // remote.origin.url, once read (origin_url).
+  std::optional<std::optional<std::string>> origin;
+
+  // The directories read_source_dirs_ahead read, sorted by commit, each with its source (an
+  // index into ahead_names) and layout: 48 bytes a commit, so that a site's first build
+  // keeps a whole history's (48 MB at a million changes) for its source pages too.
+  struct AheadEntry {
+    git_oid commit{};
+    git_oid dir{};
+    std::uint32_t name = 0;
+    Layout layout = Layout::flat;
+  };
+  std::vector<AheadEntry> ahead_entries;
+  std::vector<std::string> ahead_names;
+  std::unordered_map<std::string, std::uint32_t> ahead_name_ids;
+  const SourceEntry* ahead_entry(std::string_view commit_id, std::string_view name,
+                                 SourceEntry& out) const;
   Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
 
   // changed_only_source's raw/ trees, the last one read kept for the next call.

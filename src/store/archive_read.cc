@@ -260,6 +260,8 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
   if (is_full_id(commit_id)) {
     key.append(commit_id).append(1, '\0').append(name);
     if (const SourceEntry* known = recent_entries.find(key)) return *known;
+    SourceEntry ahead;
+    if (ahead_entry(commit_id, name, ahead)) return ahead;
   }
   auto commit = archive_detail::lookup_commit(repo.get(), commit_id);
   if (!commit) return commit.error();
@@ -269,6 +271,70 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
   out.id = archive_detail::source_entry(tree->get(), name, &out.dir);
   if (!key.empty()) recent_entries.remember(std::move(key), out);
   return out;
+}
+
+const Archive::Impl::SourceEntry* Archive::Impl::ahead_entry(std::string_view commit_id,
+                                                             std::string_view name,
+                                                             SourceEntry& out) const {
+  git_oid id;
+  if (ahead_entries.empty() || git_oid_fromstrn(&id, commit_id.data(), commit_id.size()) != 0)
+    return nullptr;
+  const auto at = std::lower_bound(
+      ahead_entries.begin(), ahead_entries.end(), id,
+      [](const AheadEntry& e, const git_oid& key) { return git_oid_cmp(&e.commit, &key) < 0; });
+  if (at == ahead_entries.end() || git_oid_equal(&at->commit, &id) == 0 ||
+      ahead_names[at->name] != name)
+    return nullptr;
+  out.id = at->dir;
+  out.dir = source_dir(name, at->layout);
+  return &out;
+}
+
+Status Archive::read_source_dirs_ahead(
+    const std::vector<std::pair<std::string, std::string>>& commits) const {
+  Impl& impl = *impl_;
+  const std::size_t before = impl.ahead_entries.size();
+  for (const auto& [commit_id, name] : commits) {
+    Impl::SourceEntry known;
+    if (!is_full_id(commit_id) || impl.ahead_entry(commit_id, name, known)) continue;
+    auto commit = archive_detail::lookup_commit(impl.repo.get(), commit_id);
+    if (!commit) return commit.error();
+    auto tree = archive_detail::tree_of(commit->get());
+    if (!tree) return tree.error();
+    Impl::AheadEntry entry;
+    entry.commit = *git_commit_id(commit->get());
+    std::string dir;
+    entry.dir = archive_detail::source_entry(tree->get(), name, &dir);
+    entry.layout = dir == source_dir(name, Layout::flat) ? Layout::flat : Layout::fanout;
+    auto [at, added] =
+        impl.ahead_name_ids.try_emplace(name, static_cast<std::uint32_t>(impl.ahead_names.size()));
+    if (added) impl.ahead_names.push_back(name);
+    entry.name = at->second;
+    impl.ahead_entries.push_back(entry);
+  }
+  const auto by_commit = [](const Impl::AheadEntry& a, const Impl::AheadEntry& b) {
+    return git_oid_cmp(&a.commit, &b.commit) < 0;
+  };
+  const auto middle = impl.ahead_entries.begin() + static_cast<std::ptrdiff_t>(before);
+  std::sort(middle, impl.ahead_entries.end(), by_commit);
+  std::inplace_merge(impl.ahead_entries.begin(), middle, impl.ahead_entries.end(), by_commit);
+  return Ok{};
+}
+
+void Archive::forget_source_dirs() const {
+  impl_->ahead_entries = {};
+  impl_->ahead_names = {};
+  impl_->ahead_name_ids = {};
+}
+
+std::size_t Archive::source_dirs_kept() const {
+  return impl_->ahead_entries.size();
+}
+
+void Archive::keep_source_dirs_of(const Archive& other) const {
+  impl_->ahead_entries = other.impl_->ahead_entries;
+  impl_->ahead_names = other.impl_->ahead_names;
+  impl_->ahead_name_ids = other.impl_->ahead_name_ids;
 }
 
 Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_id,
@@ -434,6 +500,9 @@ Result<Blob> Archive::read_blob(std::string_view blob_id) const {
 }
 
 std::optional<std::string> Archive::origin_url() const {
+  // Read once per open archive: a site build asks for every change page, and each snapshot
+  // of the configuration stats three files.
+  if (impl_->origin) return *impl_->origin;
   // remote.origin.url as configured, read straight from the configuration: git_remote_lookup
   // would also apply url.*.insteadOf rules, and libgit2 1.5 leaks the regex match data it
   // uses to find them (LeakSanitizer reports it on every `show --format html`).
@@ -441,8 +510,12 @@ std::optional<std::string> Archive::origin_url() const {
   if (git_repository_config_snapshot(&config, impl_->repo.get()) != 0) return std::nullopt;
   git::ConfigPtr owned(config);
   const char* url = nullptr;
-  if (git_config_get_string(&url, config, "remote.origin.url") != 0 || !url) return std::nullopt;
-  return std::string(url);
+  impl_->origin.emplace();
+  if (git_config_get_string(&url, config, "remote.origin.url") == 0 && url)
+    impl_->origin->emplace(url);
+  else
+    git_error_clear();
+  return *impl_->origin;
 }
 
 }  // namespace feeddiff

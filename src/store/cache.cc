@@ -41,7 +41,10 @@ std::string Archive::cache_dir() const {
 
 std::optional<std::string> Archive::cache_read(std::string_view name) const {
   if (!valid_name(name)) return std::nullopt;
-  auto bytes = read_file(cache_dir() + "/" + std::string(name));
+  const std::string path = cache_dir() + "/" + std::string(name);
+  if (impl_->cache_behind)
+    if (auto queued = impl_->cache_behind->pending(path)) return queued;
+  auto bytes = read_file(path);
   if (!bytes) return std::nullopt;
   return std::move(*bytes);
 }
@@ -71,21 +74,42 @@ bool write_and_close(int fd, std::string_view value) {
   return ::close(fd) == 0 && ok;
 }
 
-}  // namespace
-
-void Archive::cache_write(std::string_view name, std::string_view value) const {
-  const auto path = entry_path(cache_dir(), name);
-  if (!path) return;
-  // Written beside and renamed, so a reader sees all of it or nothing; not fsync'd, as an
-  // entry a crash cuts short fails its own end check and is recomputed.
-  const std::string tmp = *path + ".tmp." + std::to_string(::getpid());
+// Writes an entry: beside it, then renamed, so a reader sees all of it or nothing; not
+// fsync'd, as an entry a crash cuts short fails its own end check and is recomputed.
+void write_entry(const std::string& path, std::string_view value) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return;
-  if (!write_and_close(fd, value) || ::rename(tmp.c_str(), path->c_str()) != 0)
+  if (!write_and_close(fd, value) || ::rename(tmp.c_str(), path.c_str()) != 0)
     ::unlink(tmp.c_str());
 }
 
+}  // namespace
+
+void Archive::cache_write(std::string_view name, std::string_view value) const {
+  if (!valid_name(name)) return;
+  std::string path = cache_dir() + "/" + std::string(name);
+  if (impl_->cache_behind)
+    impl_->cache_behind->put(std::move(path), std::string(value));
+  else
+    write_entry(path, value);
+}
+
+void Archive::write_cache_behind(bool on) const {
+  if (on && !impl_->cache_behind)
+    impl_->cache_behind = std::make_unique<CacheBehind>(
+        [](const std::string& path, const std::string& value) { write_entry(path, value); });
+  if (!on) impl_->cache_behind.reset();  // writes what is queued, then stops
+}
+
 void Archive::cache_append(std::string_view name, std::string_view value) const {
+  // An append goes after the writes of its entry queued before it.
+  if (impl_->cache_behind && valid_name(name) &&
+      impl_->cache_behind->has(cache_dir() + "/" + std::string(name)))
+    impl_->cache_behind->drain();
   const auto path = entry_path(cache_dir(), name);
   if (!path) return;
   // O_APPEND: two processes appending at once interleave whole writes, never overwrite.

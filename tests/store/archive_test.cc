@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "feeddiff/store.h"
@@ -299,4 +301,179 @@ TEST_CASE("a blob's bytes outlive the archive that read them, and copies share t
   const Blob owned(std::move(text));
   CHECK(owned.view().data() == data);
   CHECK(owned.size() == 100'000);
+}
+
+namespace {
+
+// git diff-tree's raw lines for raw/NAME/ between a commit's parent and it, as PathChanges.
+std::vector<PathChange> git_source_changes(const std::string& dir, const std::string& commit,
+                                           const std::string& name) {
+  auto r = run({"git", "-C", dir, "diff-tree", "-r", "--no-renames", "--raw", "--abbrev=40",
+                commit + "~1", commit, "--", "raw/" + name + "/"});
+  REQUIRE(r.exit_code == 0);
+  std::vector<PathChange> out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    // :100644 100755 OLD NEW M\tpath
+    std::istringstream fields(line.substr(0, line.find('\t')));
+    std::string old_mode, new_mode, old_id, new_id, status;
+    fields >> old_mode >> new_mode >> old_id >> new_id >> status;
+    const std::string zero(40, '0');
+    PathChange c;
+    c.path = line.substr(line.find('\t') + 1);
+    c.kind = status == "A"   ? ChangeKind::added
+             : status == "D" ? ChangeKind::deleted
+                             : ChangeKind::modified;
+    if (old_id != zero) c.old_blob = old_id;
+    if (new_id != zero) c.new_blob = new_id;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string changes_text(const std::vector<PathChange>& changes) {
+  std::string out;
+  for (const auto& c : changes)
+    out += c.path + " " + std::to_string(static_cast<int>(c.kind)) + " " + c.old_blob + " " +
+           c.new_blob + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a source's changes are git diff-tree's: files added, removed, changed, a mode changed, a "
+    "directory",
+    "[store]") {
+  const std::string dir = make_temp_dir("store-source-diff");
+  {
+    auto archive = Archive::init(dir, now_ms());
+    REQUIRE(archive);
+  }
+  const auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"});
+    auto r = run(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  };
+  const auto write = [&](const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(dir + "/" + path).parent_path());
+    std::ofstream(dir + "/" + path) << text;
+  };
+  write("raw/s/a.txt", "a1");
+  write("raw/s/b.txt", "b1");
+  git({"add", "-A"});
+  git({"commit", "-q", "-m", "s: added"});
+  write("raw/s/a.txt", "a2");
+  std::filesystem::remove(dir + "/raw/s/b.txt");
+  write("raw/s/c.txt", "c1");
+  write("raw/t/response.xml", "t1");
+  git({"add", "-A"});
+  git({"commit", "-q", "-m", "s: changed"});
+  git({"update-index", "--chmod=+x", "raw/s/c.txt"});
+  git({"commit", "-q", "-m", "s: mode"});
+  write("raw/s/d/e.txt", "e1");
+  write("raw/s/a.txt", "a3");
+  git({"add", "-A"});
+  git({"commit", "-q", "-m", "s: a directory"});
+  std::filesystem::remove_all(dir + "/raw/s/d");
+  git({"add", "-A"});
+  git({"commit", "-q", "-m", "s: no directory"});
+
+  auto archive = Archive::open(dir);
+  REQUIRE(archive);
+  for (int back = 3; back >= 0; --back) {
+    auto commit = archive->resolve("HEAD~" + std::to_string(back));
+    REQUIRE(commit);
+    INFO(commit->title);
+    auto ours = archive->source_changes(commit->id, "s");
+    REQUIRE(ours);
+    const auto theirs = git_source_changes(dir, commit->id, "s");
+    CHECK_FALSE(theirs.empty());
+    CHECK(changes_text(*ours) == changes_text(theirs));
+  }
+}
+
+TEST_CASE("directories read ahead answer as read on demand, for their own source only", "[store]") {
+  const std::string dir = make_temp_dir("store-read-ahead");
+  std::vector<std::pair<std::string, std::string>> made;  // commit and source
+  {
+    auto archive = Archive::init(dir, now_ms());
+    REQUIRE(archive);
+    for (int i = 0; i < 6; ++i) {
+      const std::string source = i % 2 ? "b" : "a";
+      CommitRequest r;
+      r.message = source + ": changed\n\nSource: " + source + "\n";
+      r.author_time = r.commit_time = 1'790'834'044'027 + i;
+      r.files.push_back({"raw/" + source + "/response.xml", "v" + std::to_string(i)});
+      auto id = archive->commit(r);
+      REQUIRE((id && *id));
+      made.emplace_back(**id, source);
+    }
+  }
+  auto plain = Archive::open(dir);
+  auto ahead = Archive::open(dir);
+  auto kept = Archive::open(dir);
+  REQUIRE((plain && ahead && kept));
+  REQUIRE(ahead->read_source_dirs_ahead({made.begin(), made.begin() + 3}));
+  REQUIRE(ahead->read_source_dirs_ahead({made.begin() + 3, made.end()}));
+  // Read twice, kept once.
+  REQUIRE(ahead->read_source_dirs_ahead({made.begin(), made.begin() + 2}));
+  CHECK(ahead->source_dirs_kept() == made.size());
+  kept->keep_source_dirs_of(*ahead);
+  CHECK(kept->source_dirs_kept() == made.size());
+  for (std::size_t i = 0; i < made.size(); ++i)
+    for (const std::string source : {"a", "b"}) {
+      INFO(i << " " << source);
+      const std::string previous = i >= 2 ? made[i - 2].first : std::string();
+      auto want = plain->source_changes(made[i].first, source);
+      REQUIRE(want);
+      CHECK(want->empty() == (source != made[i].second));
+      for (const Archive* archive : {&*ahead, &*kept}) {
+        auto got = archive->source_changes(made[i].first, source);
+        REQUIRE(got);
+        CHECK(changes_text(*got) == changes_text(*want));
+        if (source == made[i].second) {
+          auto from_previous = archive->source_changes(made[i].first, source, previous);
+          REQUIRE(from_previous);
+          CHECK(changes_text(*from_previous) == changes_text(*want));
+        }
+      }
+    }
+  ahead->forget_source_dirs();
+  CHECK(ahead->source_dirs_kept() == 0);
+  auto after = ahead->source_changes(made[5].first, "b");
+  REQUIRE(after);
+  CHECK(after->size() == 1);
+}
+
+TEST_CASE(
+    "cache values written behind read back at once, keep their order, and are on disk once "
+    "the thread stops",
+    "[store]") {
+  const std::string dir = make_temp_dir("store-cache-behind");
+  auto archive = Archive::init(dir, now_ms());
+  REQUIRE(archive);
+  archive->write_cache_behind(true);
+  archive->write_cache_behind(true);  // on twice is on once
+  for (int i = 0; i < 3 * 4096 + 7; ++i)
+    archive->cache_write("items/e" + std::to_string(i % 50), "v" + std::to_string(i));
+  // The newest value of each, whether still queued or written.
+  for (int k = 0; k < 50; ++k) {
+    const int last = (3 * 4096 + 6) - ((3 * 4096 + 6 - k) % 50);
+    CHECK(archive->cache_read("items/e" + std::to_string(k)) == "v" + std::to_string(last));
+  }
+  archive->cache_write("versions/s", "header\n");
+  archive->cache_append("versions/s", "line 1\n");  // after the write queued before it
+  archive->cache_write("items/bad name", "x");      // refused, as when written at once
+  CHECK_FALSE(archive->cache_read("items/bad name"));
+  archive->write_cache_behind(false);
+  CHECK(slurp(archive->cache_dir() + "/versions/s") == "header\nline 1\n");
+  CHECK(slurp(archive->cache_dir() + "/items/e49") == "v12249");
+  // No file left beside an entry.
+  for (const auto& entry : std::filesystem::directory_iterator(archive->cache_dir() + "/items"))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  // Off, a write is on disk when cache_write returns.
+  archive->cache_write("items/now", "at once");
+  CHECK(slurp(archive->cache_dir() + "/items/now") == "at once");
 }
