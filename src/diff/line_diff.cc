@@ -206,7 +206,11 @@ bool search(const Id* a, std::size_t m, const Id* b, std::size_t n, std::uint8_t
   std::iota(seq_b.begin(), seq_b.end(), Id{0});
   CountingCompare compare(a, b, static_cast<std::int64_t>(n) - static_cast<std::int64_t>(m), &left);
   dtl::Diff<Id, std::vector<Id>, CountingCompare> diff(seq_a, seq_b, compare);
-  if (start > kHugeCall) diff.onHuge();
+  // The steps it may take: its budget, and never more than about m * n. A budget alone
+  // (every diff gets kBudgetFloor) made two small feeds reserve 48 MB of coordinates, and
+  // unmapping them cost a site build a TLB shootdown per change.
+  if (std::min(start, static_cast<std::int64_t>(m) * static_cast<std::int64_t>(n)) > kHugeCall)
+    diff.onHuge();
   diff.compose();
   *used += start - std::max<std::int64_t>(left, 0);
 

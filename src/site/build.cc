@@ -58,7 +58,7 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
                                  const SiteOptions& options, const fs::path& top, Writes& writes,
                                  PageWriter& pages, SourceVersions* versions,
                                  const std::map<std::string, std::string>& urls, SiteSearch& search,
-                                 bool feed_entry = true) {
+                                 bool raw_new, bool feed_entry = true) {
   SiteChange out;
   // A layout migration (`migrate`) moved every source and changed none: no page.
   auto resolved = archive.resolve(id);
@@ -93,13 +93,16 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   }
   const fs::path raw_dir = top / "raw" / commit.id;
   std::error_code ec;
-  const fs::file_status raw_status = fs::symlink_status(raw_dir, ec);
+  // In a raw/ this run made, nothing is there but what it wrote: no look (a lookup that
+  // missed waited for the writer thread's lock on the directory, a tenth of a first build).
+  const fs::file_status raw_status =
+      raw_new ? fs::file_status(fs::file_type::not_found) : fs::symlink_status(raw_dir, ec);
   if (view.path_status != "deleted" && raw_name) {
     links.raw = "../raw/" + commit.id + "/" + *raw_name;
     // A raw/ID that is a link (out of the site, say) is the site's own name for something
     // else: the link goes, not what it leads to, and the copy gets a directory of its own.
     if (fs::is_symlink(raw_status) && strictly_inside(top, raw_dir)) fs::remove(raw_dir, ec);
-    if (!strictly_inside(top, raw_dir / *raw_name))
+    if (!raw_new && !strictly_inside(top, raw_dir / *raw_name))
       return Error{Errc::io, fmt::format("{} leads out of {}: the raw copy is not written there",
                                          raw_dir.string(), top.string())};
     pages.write(raw_dir / *raw_name, std::string((*loaded)->new_body));
@@ -187,6 +190,7 @@ class SiteBuild {
   std::map<std::string, std::string> urls_;
   std::optional<SiteSearch> search_;  // the search index (site_search.h)
   std::size_t covered_ = 0;           // commits of the walk, oldest first, it holds already
+  bool raw_new_ = false;              // DIR/raw did not exist when the run began
 };
 
 Result<SiteReport> SiteBuild::run() {
@@ -222,6 +226,8 @@ Result<SiteReport> SiteBuild::run() {
     if (!kept) return kept.error();
     covered_ = *kept;
   }
+  std::error_code ec;
+  raw_new_ = fs::symlink_status(top_ / "raw", ec).type() == fs::file_type::not_found;
   if (auto ok = render_rounds(*fresh, work); !ok) return ok.error();
   state_.tip = head_;
   if (rebuild_)
@@ -370,7 +376,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
           return ok;
       } else {
         auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
-                                      versions ? &*versions : nullptr, urls_, *search_,
+                                      versions ? &*versions : nullptr, urls_, *search_, raw_new_,
                                       positions.size() - n <= kSourceFeedEntries);
         if (!rendered) return rendered.error();
         if (rendered->id.empty()) continue;
@@ -397,7 +403,7 @@ Status SiteBuild::list_round(const std::vector<Oid>& ids, RowSpool& rows,
     std::optional<SiteChange> change;
     if (at[i] == kInOrder) {
       auto rendered = render_change(archive_, to_hex(ids[i]), options_, top_, writes_, pages_,
-                                    nullptr, urls_, *search_);
+                                    nullptr, urls_, *search_, raw_new_);
       if (!rendered) return rendered.error();
       if (rendered->id.empty()) continue;  // a migration
       change = std::move(*rendered);

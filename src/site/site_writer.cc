@@ -19,11 +19,17 @@ void PageWriter::write(fs::path path, std::string content, bool counted) {
     thread_ = std::thread([this] { run(); });
   }
   // One job larger than the bound waits for an empty queue, then goes alone.
-  room_.wait(lock, [&] { return jobs_.empty() || queued_ + content.size() <= kMaxQueued; });
+  const auto room = [&] { return jobs_.empty() || queued_ + content.size() <= kMaxQueued; };
+  if (!room()) {
+    waiting_ = true;
+    wake_.notify_one();
+    room_.wait(lock, room);
+    waiting_ = false;
+  }
   queued_ += content.size();
   ++pending_[path.native()];
   jobs_.push_back({std::move(path), std::move(content), counted});
-  wake_.notify_one();
+  if (jobs_.size() == kWakeBatch) wake_.notify_one();
 }
 
 bool PageWriter::queued(const fs::path& path) {
@@ -33,23 +39,33 @@ bool PageWriter::queued(const fs::path& path) {
 
 void PageWriter::run() {
   Writes not_counted;
-  std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return !jobs_.empty() || ending_; });
-    if (jobs_.empty()) return;
-    Job job = std::move(jobs_.front());
-    jobs_.pop_front();
-    const bool skip = failed_.has_value();
-    lock.unlock();
+    Job job;
+    bool skip = false;
+    {
+      std::unique_lock lock(mutex_);
+      // Once woken, it writes until the queue is empty.
+      if (jobs_.empty())
+        wake_.wait(lock, [&] { return jobs_.size() >= kWakeBatch || ending_ || waiting_; });
+      if (jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+      skip = failed_.has_value();
+    }
     // done_ is the thread's alone until finish() has joined it.
     Writes& writes = job.counted ? done_ : not_counted;
     Status ok = skip ? Status(Ok{}) : write_if_changed(job.path, job.content, writes);
-    lock.lock();
-    queued_ -= job.content.size();
-    if (auto it = pending_.find(job.path.native()); it != pending_.end() && --it->second == 0)
-      pending_.erase(it);
-    if (!ok && !failed_) failed_ = ok.error();
+    {
+      std::lock_guard lock(mutex_);
+      queued_ -= job.content.size();
+      if (auto it = pending_.find(job.path.native()); it != pending_.end() && --it->second == 0)
+        pending_.erase(it);
+      if (!ok && !failed_) failed_ = ok.error();
+    }
     room_.notify_all();
+    // The job's memory is freed here, outside the lock: a free of what the renderer
+    // allocated waits for its malloc arena, and the renderer must not wait for the lock
+    // meanwhile.
   }
 }
 

@@ -24,6 +24,9 @@ class PageWriter {
   // Bytes waiting at most: the renderer waits past it, so memory stays bounded whatever the
   // round's size.
   static constexpr std::size_t kMaxQueued = 32u << 20;
+  // Jobs queued before the thread is woken: it writes faster than pages are rendered, so a
+  // wake per job was a futex call and a context switch per file on both cores.
+  static constexpr std::size_t kWakeBatch = 64;
 
   PageWriter() = default;
   PageWriter(const PageWriter&) = delete;
@@ -54,6 +57,7 @@ class PageWriter {
   std::size_t queued_ = 0;                                // bytes in jobs_
   std::unordered_map<std::string, std::size_t> pending_;  // jobs per path, until written
   bool ending_ = false;
+  bool waiting_ = false;         // the renderer waits for room: the thread runs whatever is queued
   Writes done_;                  // the thread's, read after join
   std::optional<Error> failed_;  // the first error; later jobs are dropped
   std::thread thread_;

@@ -42,8 +42,10 @@ std::string Archive::cache_dir() const {
 std::optional<std::string> Archive::cache_read(std::string_view name) const {
   if (!valid_name(name)) return std::nullopt;
   const std::string path = cache_dir() + "/" + std::string(name);
-  if (impl_->cache_behind)
+  if (impl_->cache_behind) {
     if (auto queued = impl_->cache_behind->pending(path)) return queued;
+    if (!impl_->cache_behind->may_exist(path)) return std::nullopt;
+  }
   auto bytes = read_file(path);
   if (!bytes) return std::nullopt;
   return std::move(*bytes);
@@ -112,6 +114,7 @@ void Archive::cache_append(std::string_view name, std::string_view value) const 
     impl_->cache_behind->drain();
   const auto path = entry_path(cache_dir(), name);
   if (!path) return;
+  if (impl_->cache_behind) impl_->cache_behind->note(*path);
   // O_APPEND: two processes appending at once interleave whole writes, never overwrite.
   const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd >= 0) write_and_close(fd, value);

@@ -1,9 +1,65 @@
 #include "store/cache_behind.h"
 
+#include <dirent.h>
+
+#include <cerrno>
+#include <functional>
+
 namespace feeddiff {
 
 CacheBehind::CacheBehind(std::function<void(const std::string&, const std::string&)> write)
-    : write_(std::move(write)), thread_([this] { run(); }) {}
+    : write_(std::move(write)), filter_(kFilterBits / 64), thread_([this] { run(); }) {}
+
+namespace {
+
+// The filter's two bits for a path.
+std::pair<std::size_t, std::size_t> bits_of(std::string_view path, std::size_t bits) {
+  const std::uint64_t h = std::hash<std::string_view>{}(path);
+  const std::uint64_t g = (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;
+  return {static_cast<std::size_t>(h % bits), static_cast<std::size_t>((g >> 17) % bits)};
+}
+
+}  // namespace
+
+void CacheBehind::remember(std::string_view path) {
+  const auto [a, b] = bits_of(path, kFilterBits);
+  filter_[a / 64] |= std::uint64_t{1} << (a % 64);
+  filter_[b / 64] |= std::uint64_t{1} << (b % 64);
+}
+
+bool CacheBehind::remembered(std::string_view path) const {
+  const auto [a, b] = bits_of(path, kFilterBits);
+  return (filter_[a / 64] >> (a % 64) & 1) && (filter_[b / 64] >> (b % 64) & 1);
+}
+
+void CacheBehind::note(const std::string& path) {
+  const std::lock_guard<std::mutex> hold(lock_);
+  remember(path);
+}
+
+bool CacheBehind::may_exist(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return true;
+  const std::string dir = path.substr(0, slash);
+  const std::lock_guard<std::mutex> hold(lock_);
+  if (listed_.insert(dir).second) {
+    DIR* listing = ::opendir(dir.c_str());
+    if (!listing) {
+      // Not there: nothing in it. Unreadable: say "may exist" for all of it from now on.
+      if (errno != ENOENT) listed_.erase(dir), listed_.insert("!" + dir);
+    } else {
+      std::string name = dir + "/";
+      while (const dirent* entry = ::readdir(listing)) {
+        name.resize(slash + 1);
+        name += entry->d_name;
+        remember(name);
+      }
+      ::closedir(listing);
+    }
+  }
+  if (listed_.count("!" + dir)) return true;
+  return remembered(path);
+}
 
 CacheBehind::~CacheBehind() {
   {
@@ -17,19 +73,21 @@ CacheBehind::~CacheBehind() {
 void CacheBehind::put(std::string path, std::string value) {
   std::unique_lock<std::mutex> hold(lock_);
   changed_.wait(hold, [this] { return queue_.size() < kMaxQueued; });
+  remember(path);
   auto& [count, newest] = pending_[path];
   ++count;
-  newest = value;
-  queue_.emplace_back(std::move(path), std::move(value));
+  newest = std::make_shared<const std::string>(std::move(value));
+  queue_.push_back(std::move(path));
+  const bool wake = queue_.size() == kWakeBatch;
   hold.unlock();
-  changed_.notify_all();
+  if (wake) changed_.notify_all();
 }
 
 std::optional<std::string> CacheBehind::pending(const std::string& path) const {
   const std::lock_guard<std::mutex> hold(lock_);
   const auto it = pending_.find(path);
   if (it == pending_.end()) return std::nullopt;
-  return it->second.second;
+  return *it->second.second;
 }
 
 bool CacheBehind::has(const std::string& path) const {
@@ -39,27 +97,43 @@ bool CacheBehind::has(const std::string& path) const {
 
 void CacheBehind::drain() {
   std::unique_lock<std::mutex> hold(lock_);
+  ++draining_;
+  changed_.notify_all();
   changed_.wait(hold, [this] { return queue_.empty() && busy_ == 0; });
+  --draining_;
 }
 
 void CacheBehind::run() {
-  std::unique_lock<std::mutex> hold(lock_);
   for (;;) {
-    changed_.wait(hold, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, and all written
-    auto [path, value] = std::move(queue_.front());
-    queue_.pop_front();
-    ++busy_;
-    hold.unlock();
+    std::string path;
+    std::shared_ptr<const std::string> value;
+    decltype(pending_)::node_type done;
+    {
+      std::unique_lock<std::mutex> hold(lock_);
+      // Once woken, it writes until the queue is empty.
+      if (queue_.empty())
+        changed_.wait(hold, [this] {
+          return queue_.size() >= kWakeBatch || stopping_ || (draining_ > 0 && !queue_.empty());
+        });
+      if (queue_.empty()) return;  // stopping, and all written
+      path = std::move(queue_.front());
+      queue_.pop_front();
+      value = pending_.at(path).second;
+      ++busy_;
+    }
     changed_.notify_all();  // room in the queue
-    write_(path, value);
-    hold.lock();
-    --busy_;
-    // The entry stays pending until its newest write is on disk: a read in between gets the
-    // queued value, never the older file.
-    if (auto it = pending_.find(path); it != pending_.end() && --it->second.first == 0)
-      pending_.erase(it);
+    write_(path, *value);
+    {
+      const std::lock_guard<std::mutex> hold(lock_);
+      --busy_;
+      // The entry stays pending until its newest write is on disk: a read in between gets
+      // the queued value, never the older file.
+      if (auto it = pending_.find(path); it != pending_.end() && --it->second.first == 0)
+        done = pending_.extract(it);
+    }
     changed_.notify_all();
+    // What the entry held is freed here, outside the lock: a free of what the caller's thread
+    // allocated waits for its malloc arena, and the caller must not wait for the lock then.
   }
 }
 

@@ -5,14 +5,19 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 namespace feeddiff {
 
@@ -35,9 +40,20 @@ class CacheBehind {
   bool has(const std::string& path) const;
   /// Waits until everything queued is written.
   void drain();
+  /// Whether path may be on disk: false only when its directory, listed once when first
+  /// asked about, did not hold its name and no write of it was queued since (or another
+  /// process wrote it after the listing: the caller recomputes what it then misses). A
+  /// first build's reads all miss, and a miss looked up on disk waited for this thread's
+  /// lock on the directory it was creating entries in.
+  bool may_exist(const std::string& path);
+  /// Notes that path was written by other means (an append): it may exist.
+  void note(const std::string& path);
 
   /// Writes queued at most.
   static constexpr std::size_t kMaxQueued = 4096;
+  /// Writes queued before the thread is woken (a wake per write was a futex call and a
+  /// context switch per entry on both cores); drain() and the destructor wake it at once.
+  static constexpr std::size_t kWakeBatch = 64;
 
  private:
   void run();
@@ -45,10 +61,20 @@ class CacheBehind {
   std::function<void(const std::string&, const std::string&)> write_;
   mutable std::mutex lock_;
   std::condition_variable changed_;
-  std::deque<std::pair<std::string, std::string>> queue_;
-  // Per path: how many of its writes are queued or under way, and the newest value.
-  std::unordered_map<std::string, std::pair<std::size_t, std::string>> pending_;
-  std::size_t busy_ = 0;  // writes taken from the queue and not finished
+  std::deque<std::string> queue_;  // the paths to write, in order
+  // Per path: how many of its writes are queued or under way, and the newest value (what
+  // each of them writes: a later value makes the earlier writes moot).
+  std::unordered_map<std::string, std::pair<std::size_t, std::shared_ptr<const std::string>>>
+      pending_;
+  // The names listed or queued: a filter of 2^27 bits (16 MB, pages touched as used), two
+  // bits a path; a false "may exist" costs a read, never a wrong answer.
+  static constexpr std::size_t kFilterBits = std::size_t{1} << 27;
+  void remember(std::string_view path);
+  bool remembered(std::string_view path) const;
+  std::vector<std::uint64_t> filter_;
+  std::unordered_set<std::string> listed_;  // directories listed into the filter
+  std::size_t busy_ = 0;                    // writes taken from the queue and not finished
+  std::size_t draining_ = 0;                // callers of drain() waiting
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "feeddiff/store.h"
+#include "store/store_helpers.h"
 #include "support/process.h"
 
 using namespace feeddiff;
@@ -351,10 +352,8 @@ TEST_CASE(
     REQUIRE(archive);
   }
   const auto git = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"});
-    auto r = run(args);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
+    args.insert(args.begin(), {"-c", "user.name=t", "-c", "user.email=t@t"});
+    feeddiff::test::git_out(dir, std::move(args));
   };
   const auto write = [&](const std::string& path, const std::string& text) {
     std::filesystem::create_directories(std::filesystem::path(dir + "/" + path).parent_path());
@@ -454,8 +453,20 @@ TEST_CASE(
   const std::string dir = make_temp_dir("store-cache-behind");
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
+  archive->cache_write("items/before", "written before");  // on disk before the thread
   archive->write_cache_behind(true);
   archive->write_cache_behind(true);  // on twice is on once
+  // A value on disk before its directory was first read, another process's after it.
+  CHECK(archive->cache_read("items/before") == "written before");
+  {
+    auto other = Archive::open(dir);
+    REQUIRE(other);
+    other->cache_write("items/other", "another process's");
+    other->cache_write("history/other", "in a directory not read yet");
+  }
+  CHECK_FALSE(archive->cache_read("items/other"));  // a miss: the caller recomputes it
+  CHECK(archive->cache_read("history/other") == "in a directory not read yet");
+  CHECK_FALSE(archive->cache_read("rules/none"));  // a directory that is not there
   for (int i = 0; i < 3 * 4096 + 7; ++i)
     archive->cache_write("items/e" + std::to_string(i % 50), "v" + std::to_string(i));
   // The newest value of each, whether still queued or written.
@@ -473,7 +484,8 @@ TEST_CASE(
   // No file left beside an entry.
   for (const auto& entry : std::filesystem::directory_iterator(archive->cache_dir() + "/items"))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
-  // Off, a write is on disk when cache_write returns.
+  // Off, every read looks on disk, and a write is there when cache_write returns.
+  CHECK(archive->cache_read("items/other") == "another process's");
   archive->cache_write("items/now", "at once");
   CHECK(slurp(archive->cache_dir() + "/items/now") == "at once");
 }
