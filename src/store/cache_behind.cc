@@ -3,12 +3,16 @@
 #include <dirent.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <functional>
 
 namespace feeddiff {
 
 CacheBehind::CacheBehind(std::function<void(const std::string&, const std::string&)> write)
-    : write_(std::move(write)), filter_(kFilterBits / 64), thread_([this] { run(); }) {}
+    : write_(std::move(write)),
+      filter_(static_cast<std::uint64_t*>(std::calloc(kFilterBits / 64, sizeof(std::uint64_t))),
+              &std::free),
+      thread_([this] { run(); }) {}
 
 namespace {
 
@@ -22,12 +26,14 @@ std::pair<std::size_t, std::size_t> bits_of(std::string_view path, std::size_t b
 }  // namespace
 
 void CacheBehind::remember(std::string_view path) {
+  if (!filter_) return;  // no memory for it: every path may exist
   const auto [a, b] = bits_of(path, kFilterBits);
   filter_[a / 64] |= std::uint64_t{1} << (a % 64);
   filter_[b / 64] |= std::uint64_t{1} << (b % 64);
 }
 
 bool CacheBehind::remembered(std::string_view path) const {
+  if (!filter_) return true;
   const auto [a, b] = bits_of(path, kFilterBits);
   return (filter_[a / 64] >> (a % 64) & 1) && (filter_[b / 64] >> (b % 64) & 1);
 }
