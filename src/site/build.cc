@@ -132,6 +132,8 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
 // Source directories read ahead (Archive::read_source_dirs_ahead) kept from earlier rounds at
 // most: 48 MB.
 constexpr std::size_t kAheadKept = 1'000'000;
+// Commits whose source directories are read ahead in one call (their ids held meanwhile).
+constexpr std::size_t kAheadBatch = 16'384;
 
 // Per commit of a round: rendered in order, not from the row spool.
 constexpr std::uint64_t kInOrder = ~std::uint64_t{0};
@@ -334,6 +336,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
   std::vector<std::uint64_t> at(ids.size(), kInOrder), found(ids.size(), kInOrder);
   std::map<std::string, std::vector<std::uint32_t>> by_source;
   std::vector<std::pair<std::string, std::string>> ahead;  // commit and source, oldest first
+  if (archive_.source_dirs_kept() > kAheadKept) archive_.forget_source_dirs();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string id = to_hex(ids[i]);
     if (first + i < covered_) found[i] = kIndexed;
@@ -357,13 +360,17 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
     if (const std::string* source = commit->trailer("Source");
         source && check_source_name(*source)) {
       by_source[*source].push_back(static_cast<std::uint32_t>(i));
+      // Rendered source by source below, and read again for the source pages: their
+      // directories are read here, in the history's order, a few thousand at a time, and
+      // kept for the rest of the run, up to kAheadKept of them (48 bytes each) besides this
+      // round's: memory stays bounded.
       ahead.emplace_back(id, *source);
+      if (ahead.size() == kAheadBatch) {
+        if (auto ok = archive_.read_source_dirs_ahead(ahead); !ok) return ok;
+        ahead.clear();
+      }
     }
   }
-  // Rendered source by source below, and read again for the source pages: their directories
-  // are read here, in the history's order, and kept for the rest of the run, up to
-  // kAheadKept of them (48 bytes each) besides this round's: memory stays bounded.
-  if (archive_.source_dirs_kept() + ahead.size() > kAheadKept) archive_.forget_source_dirs();
   if (auto ok = archive_.read_source_dirs_ahead(ahead); !ok) return ok;
   for (const auto& [source, positions] : by_source) {
     auto versions = SourceVersions::load(archive_, source);

@@ -189,7 +189,7 @@ Result<bool> touches_source(git_commit* commit, std::string_view name) {
 // The differences between two trees (either may be null), each path prefixed.
 namespace {
 
-// Whether every entry of the tree is a regular file (none is null).
+// Whether every entry of the tree is a regular file (true of no tree at all).
 bool only_files(const git_tree* tree) {
   for (std::size_t i = 0, n = tree ? git_tree_entrycount(tree) : 0; i < n; ++i) {
     const git_filemode_t mode = git_tree_entry_filemode(git_tree_entry_byindex(tree, i));

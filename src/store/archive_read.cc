@@ -292,8 +292,10 @@ const Archive::Impl::SourceEntry* Archive::Impl::ahead_entry(std::string_view co
 
 Status Archive::read_source_dirs_ahead(
     const std::vector<std::pair<std::string, std::string>>& commits) const {
+  if (commits.empty()) return Ok{};
   Impl& impl = *impl_;
   const std::size_t before = impl.ahead_entries.size();
+  impl.ahead_entries.reserve(before + commits.size());  // no doubling's slack kept
   for (const auto& [commit_id, name] : commits) {
     Impl::SourceEntry known;
     if (!is_full_id(commit_id) || impl.ahead_entry(commit_id, name, known)) continue;
@@ -317,7 +319,8 @@ Status Archive::read_source_dirs_ahead(
   };
   const auto middle = impl.ahead_entries.begin() + static_cast<std::ptrdiff_t>(before);
   std::sort(middle, impl.ahead_entries.end(), by_commit);
-  std::inplace_merge(impl.ahead_entries.begin(), middle, impl.ahead_entries.end(), by_commit);
+  if (before > 0)  // a merge takes a buffer of half the entries
+    std::inplace_merge(impl.ahead_entries.begin(), middle, impl.ahead_entries.end(), by_commit);
   return Ok{};
 }
 
