@@ -235,7 +235,7 @@ class Versions {
       read(old_blob, change_.old_body, old_read_);
       read(new_blob, change_.new_body, new_read_);
       // Two feeds of a few KB parse here in less time than two threads take to start and
-      // stop (two a change were a tenth of a site build's system time).
+      // stop (a site's first build started two a change: 19,001 at 10,000 changes).
       if (change_.old_body.size() + change_.new_body.size() <= kInlineParseBytes) {
         parse(change_.old_body, before, old_read_);
         parse(change_.new_body, after, new_read_);

@@ -94,7 +94,8 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   const fs::path raw_dir = top / "raw" / commit.id;
   std::error_code ec;
   // In a raw/ this run made, nothing is there but what it wrote: no look (a lookup that
-  // missed waited for the writer thread's lock on the directory, a tenth of a first build).
+  // missed waited for the writer thread's lock on the directory: the second most frequent
+  // wait of the main thread in an off-CPU profile of a first build).
   const fs::file_status raw_status =
       raw_new ? fs::file_status(fs::file_type::not_found) : fs::symlink_status(raw_dir, ec);
   if (view.path_status != "deleted" && raw_name) {

@@ -104,6 +104,8 @@ struct Archive::Impl {
   const SourceEntry* ahead_entry(std::string_view commit_id, std::string_view name,
                                  SourceEntry& out) const;
   Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
+  // The same, read from git: no memory of earlier answers.
+  Result<SourceEntry> read_source_entry(std::string_view commit_id, std::string_view name);
 
   // changed_only_source's raw/ trees, the last one read kept for the next call.
   git::OdbPtr compared_odb;

@@ -263,13 +263,19 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
     SourceEntry ahead;
     if (ahead_entry(commit_id, name, ahead)) return ahead;
   }
+  auto out = read_source_entry(commit_id, name);
+  if (out && !key.empty()) recent_entries.remember(std::move(key), *out);
+  return out;
+}
+
+Result<Archive::Impl::SourceEntry> Archive::Impl::read_source_entry(std::string_view commit_id,
+                                                                    std::string_view name) {
   auto commit = archive_detail::lookup_commit(repo.get(), commit_id);
   if (!commit) return commit.error();
   auto tree = archive_detail::tree_of(commit->get());
   if (!tree) return tree.error();
   SourceEntry out;
   out.id = archive_detail::source_entry(tree->get(), name, &out.dir);
-  if (!key.empty()) recent_entries.remember(std::move(key), out);
   return out;
 }
 
@@ -299,15 +305,12 @@ Status Archive::read_source_dirs_ahead(
   for (const auto& [commit_id, name] : commits) {
     Impl::SourceEntry known;
     if (!is_full_id(commit_id) || impl.ahead_entry(commit_id, name, known)) continue;
-    auto commit = archive_detail::lookup_commit(impl.repo.get(), commit_id);
-    if (!commit) return commit.error();
-    auto tree = archive_detail::tree_of(commit->get());
-    if (!tree) return tree.error();
+    auto read = impl.read_source_entry(commit_id, name);
+    if (!read) return read.error();
     Impl::AheadEntry entry;
-    entry.commit = *git_commit_id(commit->get());
-    std::string dir;
-    entry.dir = archive_detail::source_entry(tree->get(), name, &dir);
-    entry.layout = dir == source_dir(name, Layout::flat) ? Layout::flat : Layout::fanout;
+    git_oid_fromstrn(&entry.commit, commit_id.data(), commit_id.size());  // a full id
+    entry.dir = read->id;
+    entry.layout = read->dir == source_dir(name, Layout::flat) ? Layout::flat : Layout::fanout;
     auto [at, added] =
         impl.ahead_name_ids.try_emplace(name, static_cast<std::uint32_t>(impl.ahead_names.size()));
     if (added) impl.ahead_names.push_back(name);
