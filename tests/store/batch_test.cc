@@ -123,8 +123,10 @@ TEST_CASE("a batch moves the branch once, as one pack git verifies byte for byte
   CHECK(**last == bodies[9]);
 }
 
-TEST_CASE("successive versions in one batch are stored as deltas and read back exactly",
-          "[store]") {
+TEST_CASE(
+    "successive versions in one batch are stored as deltas, the newest whole, and read back "
+    "exactly",
+    "[store]") {
   const std::string dir = make_temp_dir("store-batch-deltas");
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
@@ -152,6 +154,19 @@ TEST_CASE("successive versions in one batch are stored as deltas and read back e
   CHECK(run({"git", "-C", dir, "cat-file", "blob", "HEAD~30:raw/src7/response.xml"}).exit_code ==
         0);
   CHECK(git_out(dir, {"status", "--porcelain"}).empty());
+  // Newest first: what every reader of the branch head reads is stored whole, and the
+  // versions before it are deltas against the ones after them.
+  const auto delta_base = [&](const std::string& object) {
+    return run({"git", "-C", dir, "cat-file", "--batch-check=%(deltabase)"}, {},
+               git_out(dir, {"rev-parse", object}))
+        .out;
+  };
+  const std::string whole = std::string(40, '0') + "\n";
+  CHECK(delta_base("HEAD:raw") == whole);
+  CHECK(delta_base("HEAD:raw/src7/response.xml") == whole);
+  CHECK(delta_base("HEAD~1:raw") == git_out(dir, {"rev-parse", "HEAD:raw"}));
+  CHECK(delta_base("HEAD~1:raw/src7/response.xml") ==
+        git_out(dir, {"rev-parse", "HEAD:raw/src7/response.xml"}));
 }
 
 TEST_CASE("a batch dropped without flush leaves the archive as it was", "[store]") {
