@@ -5,6 +5,7 @@
 // .git/feeddiff/ that are the archive's: the lock, the cache and the per-source index
 // (poll's state file is poll's: feeddiff/poll.h).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -307,6 +308,10 @@ class Archive {
   /// The full ids of source_log(name, 0), reading no commit when the index answers: the cost
   /// of a list of ids, not of a history.
   Result<std::vector<std::string>> source_commit_ids(std::string_view name) const;
+  /// The same ids as 20 bytes each, newest first: what a caller that keeps them all holds
+  /// (a source's versions), without a hex string made and parsed again per version.
+  Result<std::vector<std::array<unsigned char, 20>>> source_commit_oids(
+      std::string_view name) const;
   /// Whether the commit changed, against its first parent, the files of source name's
   /// directory under raw/ (in either layout) and nothing else of raw/: what a commit's Source
   /// trailer and title claim, checked against its tree as the source index checks it (a

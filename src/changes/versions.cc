@@ -78,11 +78,9 @@ void SourceVersions::add_known(const Oid& blob) {
 
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
   SourceVersions out(archive, source);
-  auto commits = archive.source_commit_ids(source);
+  auto commits = archive.source_commit_oids(source);
   if (!commits) return commits.error();
-  out.commits_.reserve(commits->size());
-  for (auto it = commits->rbegin(); it != commits->rend(); ++it)
-    out.commits_.push_back(to_oid(*it));
+  out.commits_.assign(commits->rbegin(), commits->rend());
 
   auto text = archive.cache_read(source_cache_name("versions", source));
   if (!text) return out;

@@ -163,6 +163,31 @@ Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view nam
   return out;
 }
 
+Result<std::vector<std::array<unsigned char, 20>>> Archive::source_commit_oids(
+    std::string_view name) const {
+  using Ids = std::vector<std::array<unsigned char, 20>>;
+  git_repository* repo = impl_->repo.get();
+  auto head = branch_head(repo);
+  if (!head) return head.error();
+  if (!*head) return Ids{};
+  if (auto ids = indexed_commits(*this, repo, impl_->git_dir, *git_commit_id(head->value().get()),
+                                 name, 0)) {
+    Ids out(ids->size());
+    for (std::size_t i = 0; i < ids->size(); ++i) std::memcpy(out[i].data(), (*ids)[i].id, 20);
+    return out;
+  }
+  // No index answer: the walk's ids.
+  auto hex = source_commit_ids(name);
+  if (!hex) return hex.error();
+  Ids out(hex->size());
+  for (std::size_t i = 0; i < hex->size(); ++i) {
+    git_oid id;
+    if (git_oid_fromstr(&id, (*hex)[i].c_str()) != 0) return git::last_error("reading an id");
+    std::memcpy(out[i].data(), id.id, 20);
+  }
+  return out;
+}
+
 Result<std::optional<CommitInfo>> Archive::source_change_at(std::string_view name,
                                                             std::string_view revision) const {
   using Answer = std::optional<CommitInfo>;
