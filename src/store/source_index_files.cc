@@ -47,6 +47,16 @@ namespace {
 constexpr std::string_view kMagic = "feeddiff-source-index 3";
 constexpr std::size_t kRecord = 28;
 
+// The unsigned decimal number at the start of field into value, field left after it; false
+// when there is none or it overflows value's type.
+template <typename Number>
+bool parse_number(std::string_view& field, Number& value) {
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || end == field.data()) return false;
+  field.remove_prefix(static_cast<std::size_t>(end - field.data()));
+  return true;
+}
+
 std::string format_tip(const Tip& tip) {
   std::string out = fmt::format("{}\ngeneration {}\ntip {} {}\n", kMagic, tip.generation,
                                 git::to_hex(tip.id), tip.depth);
@@ -103,17 +113,18 @@ std::string escape(std::string_view name) {
   return out;
 }
 
-std::optional<Tip> load_tip(const std::string& dir) {
-  auto text = read_file(dir + "/tip");
-  if (!text) return std::nullopt;
-  const auto check_at = text->rfind("check ");
-  if (check_at == std::string::npos || text->back() != '\n') return std::nullopt;
-  if (fmt::format("check {:016x}\n", fnv1a64(std::string_view(*text).substr(0, check_at))) !=
-      std::string_view(*text).substr(check_at))
-    return std::nullopt;
-  // Line by line, exactly as format_tip writes it: `show` and `log` read it on every call, and
-  // an istringstream over its 1,000 lines cost 4% of a `show HEAD` at 100,000 changes.
-  std::string_view rest = std::string_view(*text).substr(0, check_at);
+namespace {
+
+// The tip's text checked and split: the header's fields into tip, rest left at the first
+// source line. False when the file is not exactly what format_tip writes (its checksum
+// covers every line, so a garbled source line anywhere fails here).
+bool parse_tip_header(const std::string& text, Tip& tip, std::string_view& rest) {
+  const auto check_at = text.rfind("check ");
+  if (check_at == std::string::npos || text.back() != '\n') return false;
+  if (fmt::format("check {:016x}\n", fnv1a64(std::string_view(text).substr(0, check_at))) !=
+      std::string_view(text).substr(check_at))
+    return false;
+  rest = std::string_view(text).substr(0, check_at);
   const auto line = [&rest]() -> std::optional<std::string_view> {
     const std::size_t nl = rest.find('\n');
     if (nl == std::string_view::npos) return std::nullopt;
@@ -121,43 +132,81 @@ std::optional<Tip> load_tip(const std::string& dir) {
     rest.remove_prefix(nl + 1);
     return out;
   };
-  // The unsigned decimal number at the start of field into value, field left after it; false
-  // when there is none or it overflows value's type.
-  const auto number = [](std::string_view& field, auto& value) {
-    const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-    if (ec != std::errc() || end == field.data()) return false;
-    field.remove_prefix(static_cast<std::size_t>(end - field.data()));
-    return true;
-  };
   const auto first = line();
-  if (!first || *first != kMagic) return std::nullopt;
-  Tip tip;
+  if (!first || *first != kMagic) return false;
   auto generation = line();
-  if (!generation || !generation->starts_with("generation ")) return std::nullopt;
+  if (!generation || !generation->starts_with("generation ")) return false;
   generation->remove_prefix(11);
-  if (!number(*generation, tip.generation) || !generation->empty()) return std::nullopt;
+  if (!parse_number(*generation, tip.generation) || !generation->empty()) return false;
   auto at = line();
   if (!at || !at->starts_with("tip ") || at->size() < 4 + GIT_OID_HEXSZ + 2 ||
       (*at)[4 + GIT_OID_HEXSZ] != ' ')
-    return std::nullopt;
+    return false;
   const std::string hex(at->substr(4, GIT_OID_HEXSZ));
   at->remove_prefix(5 + GIT_OID_HEXSZ);
-  if (git_oid_fromstr(&tip.id, hex.c_str()) != 0 || !number(*at, tip.depth) || !at->empty() ||
-      tip.depth == 0)
+  return git_oid_fromstr(&tip.id, hex.c_str()) == 0 && parse_number(*at, tip.depth) &&
+         at->empty() && tip.depth != 0;
+}
+
+// A source line's count and escaped name ("source COUNT NAME"); nullopt when it is not one
+// format_tip writes under a tip of this depth.
+std::optional<std::pair<std::uint64_t, std::string_view>> parse_source_line(std::string_view line,
+                                                                            std::uint32_t depth) {
+  std::uint64_t count = 0;
+  if (!line.starts_with("source ")) return std::nullopt;
+  line.remove_prefix(7);
+  if (!parse_number(line, count) || line.size() < 2 || line[0] != ' ' || count == 0 ||
+      count > depth)
     return std::nullopt;
+  line.remove_prefix(1);
+  if (line.find_first_of(" \t\r\v\f") != std::string_view::npos) return std::nullopt;
+  return std::pair{count, line};
+}
+
+}  // namespace
+
+std::optional<Tip> load_tip(const std::string& dir) {
+  auto text = read_file(dir + "/tip");
+  if (!text) return std::nullopt;
+  // Line by line, exactly as format_tip writes it: `show` and `log` read it on every call, and
+  // an istringstream over its 1,000 lines cost 4% of a `show HEAD` at 100,000 changes.
+  Tip tip;
+  std::string_view rest;
+  if (!parse_tip_header(*text, tip, rest)) return std::nullopt;
   while (!rest.empty()) {
-    auto source = line();
-    std::uint64_t count = 0;
-    if (!source || !source->starts_with("source ")) return std::nullopt;
-    source->remove_prefix(7);
-    if (!number(*source, count) || source->size() < 2 || (*source)[0] != ' ' || count == 0 ||
-        count > tip.depth)
-      return std::nullopt;
-    source->remove_prefix(1);
-    if (source->find_first_of(" \t\r\v\f") != std::string_view::npos) return std::nullopt;
-    tip.counts.emplace_hint(tip.counts.end(), std::string(*source), count);
+    const std::size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) return std::nullopt;
+    const auto source = parse_source_line(rest.substr(0, nl), tip.depth);
+    rest.remove_prefix(nl + 1);
+    if (!source) return std::nullopt;
+    tip.counts.emplace_hint(tip.counts.end(), std::string(source->second), source->first);
   }
   return tip;
+}
+
+std::optional<TipOf> load_tip_of(const std::string& dir, std::string_view name) {
+  auto text = read_file(dir + "/tip");
+  if (!text) return std::nullopt;
+  TipOf out;
+  std::string_view rest;
+  if (!parse_tip_header(*text, out.tip, rest)) return std::nullopt;
+  // The checksum held: every line is as written. Only the one that names the source is read.
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) return std::nullopt;
+    const std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl + 1);
+    if (line.size() <= name.size() || !line.ends_with(name) ||
+        line[line.size() - name.size() - 1] != ' ')
+      continue;
+    const auto source = parse_source_line(line, out.tip.depth);
+    if (!source) return std::nullopt;
+    if (source->second == name) {
+      out.count = source->first;
+      break;
+    }
+  }
+  return out;
 }
 
 std::string generation_dir(const std::string& dir, unsigned generation) {

@@ -36,6 +36,17 @@ struct Tip {
 /// The tip under dir; nullopt when missing or not exactly what persist() writes.
 std::optional<Tip> load_tip(const std::string& dir);
 
+/// The tip's header, and the record count of one source (by escaped name; 0 when the tip
+/// lists none): what a reader needs when the index is already at the branch's head.
+struct TipOf {
+  Tip tip;                  ///< generation, id and depth; counts left empty
+  std::uint64_t count = 0;  ///< the source's records
+};
+
+/// The tip under dir read for one source: checked whole, as load_tip does, but only that
+/// source's line is parsed (a reader of one source need not build a map of every source).
+std::optional<TipOf> load_tip_of(const std::string& dir, std::string_view name);
+
 /// The directory of a generation's files.
 std::string generation_dir(const std::string& dir, unsigned generation);
 

@@ -153,6 +153,11 @@ void check_agrees(const std::string& dir, const std::vector<std::string>& extra 
     auto ids = archive->source_commit_ids(name);
     REQUIRE(ids);
     CHECK(*ids == expected);
+    auto oids = archive->source_commit_oids(name);
+    REQUIRE(oids);
+    std::vector<std::string> hex;
+    for (const auto& oid : *oids) hex.push_back(hex_encode(oid.data(), oid.size()));
+    CHECK(hex == expected);
     // Its article versions, from the same index.
     CHECK(index_log(dir, name, 0, "articles") == git_log(dir, name, "articles"));
   }
@@ -214,6 +219,33 @@ TEST_CASE("the source index agrees with git log after random polls", "[store][in
   CHECK(slurp(dir + "/.git/feeddiff/index/tip")
             .find(git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40)) != std::string::npos);
   check_agrees(dir);
+}
+
+TEST_CASE("a source whose name ends another's is read from its own line of the index's tip",
+          "[store][index]") {
+  const std::string dir = make_temp_dir("index-suffix");
+  auto archive = Archive::init(dir, 1'790'830'000'000);
+  REQUIRE(archive);
+  // Different counts, so that a reader given another's line answers wrongly.
+  const std::vector<std::string> names = {"feed", "a-feed", "b.feed", "feed2", "alpha"};
+  TimeMs when = 1'790'830'982'000;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t v = 0; v <= i; ++v)
+      REQUIRE(archive->commit(version(names[i], std::to_string(v), when += 60'000)));
+  // The index is at the head: readers take the tip's line for the one source.
+  CHECK(slurp(dir + "/.git/feeddiff/index/tip")
+            .find(git_out(dir, {"rev-parse", "HEAD"}).substr(0, 40)) != std::string::npos);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i]);
+    CHECK(index_log(dir, names[i]).size() == i + 1);
+  }
+  check_agrees(dir, {"feed", "a-feed", "b.feed", "feed2"});
+  // A name the tip does not list has no versions.
+  auto reopened = Archive::open(dir);
+  REQUIRE(reopened);
+  auto none = reopened->source_commit_oids("eed");
+  REQUIRE(none);
+  CHECK(none->empty());
 }
 
 TEST_CASE("the source index is rebuilt after a user's reset, and follows the new commits",
