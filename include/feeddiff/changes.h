@@ -128,7 +128,9 @@ class SourceVersions {
   bool seen_before(const std::string& id, std::size_t ordinal) const;
   /// The newest version before ordinal - 1 whose raw blob is `blob`: the commit id a version
   /// byte-identical to an older one (not its parent) reverted to (learn(ordinal) first).
-  std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal) const;
+  /// The first question looks back along the versions; later ones use an index of the
+  /// blobs, built then (show and notify ask one question, site one per version).
+  std::optional<std::string> reverted_to(const std::string& blob, std::size_t ordinal);
   /// Writes the cache when this object learnt versions it does not hold yet (learn() writes
   /// it only as the versions known double, or on reaching the newest): call it before
   /// dropping an object that a later one, loaded from the cache, is to continue.
@@ -143,7 +145,7 @@ class SourceVersions {
  private:
   SourceVersions(const Archive& archive, std::string source)
       : archive_(&archive), source_(std::move(source)) {}
-  void add_known(const Oid& blob);  // the next version's blob (all zeros for none)
+  void index_blobs();  // last_with_blob_ and previous_same_ up to the versions known
   // Ids in 20 bytes: `site` keeps one of these per source for a whole run.
   const Archive* archive_;
   std::string source_;
@@ -153,9 +155,12 @@ class SourceVersions {
   // changes that is still far less for site to hold. Every id the source ever showed is
   // here, as "reappeared" needs: as many as the history holds distinct ids, no more.
   std::unordered_map<ItemIdKey, std::uint32_t, ItemIdKeyHash> first_seen_;  // -> ordinal
+  // Of versions [0, blobs_indexed_), once reverted_to was asked twice.
   std::unordered_map<Oid, std::uint32_t, OidHash> last_with_blob_;  // blob -> newest ordinal
   std::vector<std::uint32_t> previous_same_;  // per ordinal: the one before with its blob
-  std::size_t written_ = 0;                   // versions the cache held when last read or written
+  std::size_t blobs_indexed_ = 0;
+  bool asked_ = false;       // reverted_to was asked once
+  std::size_t written_ = 0;  // versions the cache held when last read or written
   // The keys first seen by versions [written_, known), one list per version: what save()
   // appends. The cache is rewritten whole only when it was missing, of another format, or
   // did not fit the history (rewrite_), so a save costs the versions learnt since the last.

@@ -65,15 +65,17 @@ bool split_hex_fields(std::string_view line, std::vector<std::string_view>& fiel
 
 }  // namespace
 
-void SourceVersions::add_known(const Oid& blob) {
-  const auto k = static_cast<std::uint32_t>(blobs_.size());
-  blobs_.push_back(blob);
-  std::uint32_t previous = kNoVersion;
-  if (blob != Oid{}) {
-    auto [it, added] = last_with_blob_.try_emplace(blob, k);
-    if (!added) previous = std::exchange(it->second, k);
+void SourceVersions::index_blobs() {
+  for (; blobs_indexed_ < blobs_.size(); ++blobs_indexed_) {
+    const Oid& blob = blobs_[blobs_indexed_];
+    const auto k = static_cast<std::uint32_t>(blobs_indexed_);
+    std::uint32_t previous = kNoVersion;
+    if (blob != Oid{}) {
+      auto [it, added] = last_with_blob_.try_emplace(blob, k);
+      if (!added) previous = std::exchange(it->second, k);
+    }
+    previous_same_.push_back(previous);
   }
-  previous_same_.push_back(previous);
 }
 
 Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::string& source) {
@@ -131,7 +133,7 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   }
   if (!header) return out;
   out.first_seen_ = std::move(first_seen);
-  for (const Oid& blob : blobs) out.add_known(blob);
+  out.blobs_ = std::move(blobs);
   out.written_ = out.blobs_.size();
   out.rewrite_ = !whole;
   return out;
@@ -177,7 +179,7 @@ void SourceVersions::learn(std::size_t n) {
               pending_.back().push_back(key);
           }
       }
-    add_known(to_oid(blob));
+    blobs_.push_back(to_oid(blob));
   }
   // Written when the versions known have doubled, or when the caller asked for every version
   // before the newest (show or notify of the latest change, the common path, which then finds
@@ -225,15 +227,24 @@ bool SourceVersions::seen_before(const std::string& id, std::size_t ordinal) con
 }
 
 std::optional<std::string> SourceVersions::reverted_to(const std::string& blob,
-                                                       std::size_t ordinal) const {
+                                                       std::size_t ordinal) {
   if (ordinal < 2) return std::nullopt;
   const auto id = parse_oid(blob);
-  if (!id) return std::nullopt;
+  if (!id || *id == Oid{}) return std::nullopt;  // all zeros is "no blob", never a match
+  // The newest version before ordinal - 1 (the parent) with those bytes.
+  const std::size_t limit = std::min(ordinal - 1, blobs_.size());
+  if (!asked_) {
+    // One question (show, notify): a look back along the blobs, 20 bytes a version. Hashing
+    // every version's blob into an index was a sixth of reading a source's versions.
+    asked_ = true;
+    for (std::size_t k = limit; k-- > 0;)
+      if (blobs_[k] == *id) return to_hex(commits_[k]);
+    return std::nullopt;
+  }
+  index_blobs();
   const auto it = last_with_blob_.find(*id);
   if (it == last_with_blob_.end()) return std::nullopt;
-  // The newest version before ordinal - 1 (the parent) with those bytes: back along the
-  // versions that had them, from the newest known.
-  const std::size_t limit = std::min(ordinal - 1, blobs_.size());
+  // Back along the versions that had them, from the newest known.
   std::uint32_t k = it->second;
   while (k != kNoVersion && k >= limit) k = previous_same_[k];
   if (k == kNoVersion) return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,44 @@ TEST_CASE("a source's versions mark a returning item reappeared and a revert to 
   auto middle = load_change(archive, {.revision = v2, .source = "blog"});
   REQUIRE(middle);
   CHECK_FALSE((*middle)->view.reverted_to);
+}
+
+TEST_CASE("a revert is found alike by a first question's look back and by the index of blobs",
+          "[changes]") {
+  SmallArchive recorded("changes-reverts");
+  const std::vector<std::string> bodies = {rss({{"x", "X"}}), rss({{"y", "Y"}}), rss({{"z", "Z"}})};
+  // Which body each version has: some return to the one before their parent, some further.
+  const std::vector<int> sequence = {0, 1, 0, 2, 0, 1, 2, 1, 0};
+  std::vector<std::string> commits;
+  for (int b : sequence) commits.push_back(recorded.record(bodies[static_cast<std::size_t>(b)]));
+  const Archive archive = recorded.open();
+  const auto blob_of = [&](const std::string& commit) {
+    auto changes = archive.source_changes(commit, "blog");
+    REQUIRE(changes);
+    REQUIRE(changes->size() == 1);
+    return changes->front().new_blob;
+  };
+  // By hand: the newest version before the parent with the same body.
+  const auto expected = [&](std::size_t k) -> std::optional<std::string> {
+    for (std::size_t j = k < 2 ? 0 : k - 1; j-- > 0;)
+      if (sequence[j] == sequence[k]) return commits[j];
+    return std::nullopt;
+  };
+  auto shared = SourceVersions::load(archive, "blog");
+  REQUIRE(shared);
+  shared->learn(commits.size());
+  for (std::size_t k = 0; k < commits.size(); ++k) {
+    INFO("version " << k);
+    const std::string blob = blob_of(commits[k]);
+    auto fresh = SourceVersions::load(archive, "blog");  // its first question: the look back
+    REQUIRE(fresh);
+    fresh->learn(k);
+    CHECK(fresh->reverted_to(blob, k) == expected(k));
+    CHECK(shared->reverted_to(blob, k) == expected(k));  // the index, from the second on
+  }
+  CHECK(expected(4) == commits[2]);  // the sequence has reverts: the test can fail
+  CHECK(expected(8) == commits[4]);
+  CHECK_FALSE(shared->reverted_to(std::string(40, '0'), 8));
 }
 
 TEST_CASE("a source's history follows each item through its versions", "[changes]") {
