@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <string_view>
@@ -34,33 +33,51 @@ namespace {
 
 constexpr std::uint32_t kNoVersion = ~std::uint32_t{0};
 
-std::optional<std::uint64_t> parse_half(std::string_view hex) {
-  std::uint64_t half = 0;
-  auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), half, 16);
-  if (hex.size() != 16 || ec != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
-  return half;
-}
-
-std::optional<ItemIdKey> parse_key(std::string_view hex) {
-  if (hex.size() != 32) return std::nullopt;
-  const auto high = parse_half(hex.substr(0, 16));
-  const auto low = parse_half(hex.substr(16));
-  if (!high || !low) return std::nullopt;
-  return ItemIdKey{*high, *low};
-}
-
-// The tab-separated fields of a line with no escapes; false when it has one (a line this
-// version did not write: read as garbled).
-bool split_hex_fields(std::string_view line, std::vector<std::string_view>& fields) {
-  fields.clear();
-  if (line.find('\\') != std::string_view::npos) return false;
-  std::size_t at = 0;
-  for (;;) {
-    const std::size_t tab = line.find('\t', at);
-    fields.push_back(line.substr(at, tab == std::string_view::npos ? tab : tab - at));
-    if (tab == std::string_view::npos) return true;
-    at = tab + 1;
+// Decodes 2n lowercase hex digits at p into n bytes; false at any other byte. By table, the
+// check once at the end, as parse_oid.
+bool decode_hex(const char* p, unsigned char* out, std::size_t n) {
+  unsigned bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned high = kHexDigitValue[static_cast<unsigned char>(p[2 * i])];
+    const unsigned low = kHexDigitValue[static_cast<unsigned char>(p[2 * i + 1])];
+    bad |= high | low;
+    out[i] = static_cast<unsigned char>(high << 4 | low);
   }
+  return (bad & 0x10) == 0;
+}
+
+// A version line exactly as save() writes it: "v", the commit (which must be `commit`), the
+// raw blob or nothing, then the keys the version showed first, each field after a tab, all
+// lowercase hex. Read in one pass, no field split out: `show` reads a source's every line
+// (1,000 at 1M changes), and splitting them and parsing each field apart was two thirds of
+// that. False for any other line (cut short by a crash, garbled, another history's).
+bool parse_version_line(std::string_view line, const Oid& commit, Oid& blob,
+                        std::vector<ItemIdKey>& keys) {
+  constexpr std::size_t kId = 40, kKey = 32;
+  keys.clear();
+  if (line.size() < 3 + kId || line[0] != 'v' || line[1] != '\t' || line[2 + kId] != '\t')
+    return false;
+  Oid id;
+  if (!decode_hex(line.data() + 2, id.data(), id.size()) || id != commit) return false;
+  std::size_t at = 3 + kId;
+  blob = Oid{};
+  if (at < line.size() && line[at] != '\t') {
+    if (line.size() < at + kId || !decode_hex(line.data() + at, blob.data(), blob.size()))
+      return false;
+    at += kId;
+  }
+  while (at < line.size()) {
+    unsigned char bytes[kKey / 2];
+    if (line[at] != '\t' || line.size() < at + 1 + kKey ||
+        !decode_hex(line.data() + at + 1, bytes, sizeof bytes))
+      return false;
+    ItemIdKey key;
+    for (std::size_t i = 0; i < 8; ++i) key.high = (key.high << 8) | bytes[i];
+    for (std::size_t i = 8; i < 16; ++i) key.low = (key.low << 8) | bytes[i];
+    keys.push_back(key);
+    at += 1 + kKey;
+  }
+  return true;
 }
 
 }  // namespace
@@ -93,10 +110,8 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
   std::vector<Oid> blobs;
   blobs.reserve(out.commits_.size());
   std::unordered_map<ItemIdKey, std::uint32_t, ItemIdKeyHash> first_seen;
-  // Show reads this file whole for one change: at 1,000 versions a source's is ~120 KB. Its
-  // fields are hex (ids, keys), never escaped: split in place, no string per field.
+  // Show reads this file whole for one change: at 1,000 versions a source's is ~120 KB.
   first_seen.reserve(text->size() / 40);
-  std::vector<std::string_view> fields;
   std::vector<ItemIdKey> keys;
   std::size_t at = 0;
   bool header = false, whole = true;
@@ -114,22 +129,13 @@ Result<SourceVersions> SourceVersions::load(const Archive& archive, const std::s
       continue;
     }
     const std::size_t k = blobs.size();
-    std::optional<Oid> blob;
-    if (split_hex_fields(line, fields) && fields.size() >= 3 && fields[0] == "v" &&
-        k < out.commits_.size() && parse_oid(fields[1]) == out.commits_[k])
-      blob = fields[2].empty() ? std::optional<Oid>(Oid{}) : parse_oid(fields[2]);
-    keys.clear();
-    for (std::size_t i = 3; blob && i < fields.size(); ++i)
-      if (const auto key = parse_key(fields[i]))
-        keys.push_back(*key);
-      else
-        blob.reset();
-    if (!blob) {
+    Oid blob;
+    if (k >= out.commits_.size() || !parse_version_line(line, out.commits_[k], blob, keys)) {
       whole = false;
       break;
     }
     for (const ItemIdKey& key : keys) first_seen.emplace(key, static_cast<std::uint32_t>(k));
-    blobs.push_back(*blob);
+    blobs.push_back(blob);
   }
   if (!header) return out;
   out.first_seen_ = std::move(first_seen);

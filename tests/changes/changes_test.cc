@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
@@ -160,6 +161,67 @@ TEST_CASE("a revert is found alike by a first question's look back and by the in
   CHECK(expected(4) == commits[2]);  // the sequence has reverts: the test can fail
   CHECK(expected(8) == commits[4]);
   CHECK_FALSE(shared->reverted_to(std::string(40, '0'), 8));
+}
+
+TEST_CASE("a versions cache is believed up to its first line not as written, then rewritten",
+          "[changes]") {
+  SmallArchive recorded("changes-versions-damaged");
+  const std::vector<std::string> commits = {
+      recorded.record(rss({{"a", "A"}})), recorded.record(rss({{"a", "A"}, {"b", "B"}})),
+      recorded.record(rss({{"b", "B"}})), recorded.record(rss({{"a", "A"}, {"b", "B"}}))};
+  const Archive archive = recorded.open();
+  const std::string path = recorded.dir() + "/.git/feeddiff/cache/versions/" + hex_encode("blog");
+  const auto v3_blob = [&] {
+    auto changes = archive.source_changes(commits[3], "blog");
+    REQUIRE(changes);
+    return changes->front().new_blob;
+  }();
+  {
+    auto versions = SourceVersions::load(archive, "blog");
+    REQUIRE(versions);
+    versions->learn(commits.size());
+    CHECK(versions->parsed() == 4);
+  }
+  const std::string written = slurp(path);
+  const std::vector<std::string> rows = lines_of(written);
+  REQUIRE(rows.size() == 5);  // the header and a line per version
+  const auto with_row = [&](std::size_t row, const std::string& line) {
+    std::string text;
+    for (std::size_t i = 0; i < rows.size(); ++i) text += (i == row ? line : rows[i]) + "\n";
+    return text;
+  };
+  std::string upper = rows[2];
+  upper.back() = static_cast<char>(std::toupper(static_cast<unsigned char>(upper.back())));
+  REQUIRE(upper != rows[2]);  // the key's last digit is a letter: upper case is not written
+  std::string other = rows[2];
+  other.replace(2, 40, commits[3]);
+  // Each damage, and how many versions it leaves believed (the rest are read from git).
+  const std::vector<std::pair<std::string, std::size_t>> damaged = {
+      {written, 4},
+      {written.substr(0, written.size() - 5), 3},                    // the last line cut short
+      {with_row(2, upper), 1},                                       // a key in upper case
+      {with_row(2, other), 1},                                       // another version's commit
+      {with_row(2, rows[2] + "\t"), 1},                              // a field left empty
+      {with_row(2, rows[2].substr(0, 42)), 1},                       // no blob field
+      {with_row(3, rows[3].substr(0, 60) + rows[3].substr(61)), 2},  // a blob one digit short
+      {written + "v\tnot an id\n", 4},                               // a line past the history
+      {"feeddiff versions 2\n" + written.substr(written.find('\n') + 1), 0},
+  };
+  for (const auto& [text, believed] : damaged) {
+    INFO(text);
+    spit(path, text);
+    auto versions = SourceVersions::load(archive, "blog");
+    REQUIRE(versions);
+    versions->learn(commits.size());
+    CHECK(versions->parsed() == commits.size() - believed);
+    CHECK(versions->seen_before("a", 3));
+    CHECK_FALSE(versions->seen_before("a", 0));
+    CHECK(versions->seen_before("b", 2));
+    CHECK_FALSE(versions->seen_before("b", 1));
+    CHECK(versions->reverted_to(v3_blob, 3) == commits[1]);
+    versions->save();
+    if (believed < 4 || text != written) CHECK(slurp(path) == written);
+  }
 }
 
 TEST_CASE("a source's history follows each item through its versions", "[changes]") {
