@@ -95,16 +95,19 @@ Result<int> show(const Globals& globals, const ShowOptions& options) {
   if (!archive) return archive.error();
   auto target = target_of(*archive, options);
   if (!target) return target.error();
+  // Resolved once: the kind of commit decides the page, and the change page reads it too.
+  std::optional<CommitInfo> commit;
   if (target->source.empty()) {
-    auto commit = archive->resolve(target->revision);
+    if (auto resolved = archive->resolve(target->revision)) commit = std::move(*resolved);
     if (commit && is_backfill_commit(*commit))
       return show_backfill(globals, options, *archive, *commit);
     if (commit && is_article_commit(*commit))
       return show_article(globals, options, *archive, *commit);
   }
-  auto change = load_change(
-      *archive,
-      {.revision = target->revision, .source = target->source, .normalized = options.normalized});
+  auto change = load_change(*archive, {.revision = target->revision,
+                                       .source = target->source,
+                                       .normalized = options.normalized,
+                                       .resolved = commit ? &*commit : nullptr});
   if (!change) return change.error();
   const ChangeView& view = (*change)->view;
   RenderOptions render;
