@@ -408,8 +408,8 @@ Status Archive::flush() {
   // 1. The objects, as one pack, durable before anything names them. The newest commit's
   // objects first: each raw/ tree (1,000 entries at 1,000 sources) is then a delta against
   // the one after it, and the branch head's, which every show, log and status reads, is
-  // stored whole. In commit order a poll of 50 changes left the head's at the end of a
-  // chain of 49 deltas; a reader applied them all (git's own packs put the newest first too).
+  // stored whole. In commit order, after a poll of 100 changes over 1,000 sources the head's
+  // was 33 deltas deep, and a reader applied them all (git's packs put the newest first too).
   newest_first(b.objects);
   if (auto ok = pack::write_pack(odb.get(), b.objects, b.git_dir + "/objects/pack",
                                  b.precompressor.get(), b.batch);

@@ -281,8 +281,9 @@ Result<std::optional<std::vector<git_oid>>> commits_of(git_repository* repo, con
   if (key.size() > kMaxFileName) return Answer{};
   // The common case, the index already at head: the tip checked whole but only this
   // source's line read, then its records, and no commit (a map of every source's count and a
-  // look at head's trees were a sixth of `show HEAD` at 10,000 changes). The same answer as
-  // the catch-up below gives when it finds nothing to catch up; anything else goes there.
+  // look at head's trees were 1.5 of the 6.2 million instructions of `show HEAD` at 10,000
+  // changes). The same answer as the catch-up below gives when it finds nothing to catch up;
+  // anything else goes there.
   if (auto at = load_tip_of(dir, key); at && git_oid_equal(&at->tip.id, &head)) {
     const std::uint64_t want = limit ? std::min<std::uint64_t>(at->count, limit) : at->count;
     std::vector<std::uint32_t> record_depths;
