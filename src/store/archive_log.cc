@@ -141,25 +141,11 @@ Result<std::vector<CommitInfo>> Archive::source_log(std::string_view name,
 }
 
 Result<std::vector<std::string>> Archive::source_commit_ids(std::string_view name) const {
-  git_repository* repo = impl_->repo.get();
-  auto head = branch_head(repo);
-  if (!head) return head.error();
-  if (!*head) return std::vector<std::string>{};
-  if (auto ids = indexed_commits(*this, repo, impl_->git_dir, *git_commit_id(head->value().get()),
-                                 name, 0)) {
-    // No commit is read, nor looked up: an index file's records are checked against the
-    // branch when it is read, and each lookup in a pack index of millions of objects costs
-    // page faults (1,000 of them were half of `show` at 1M changes).
-    std::vector<std::string> found;
-    found.reserve(ids->size());
-    for (const git_oid& oid : *ids) found.push_back(git::to_hex(oid));
-    return found;
-  }
-  auto commits = source_log(name, 0);
-  if (!commits) return commits.error();
+  auto ids = source_commit_oids(name);
+  if (!ids) return ids.error();
   std::vector<std::string> out;
-  out.reserve(commits->size());
-  for (auto& c : *commits) out.push_back(std::move(c.id));
+  out.reserve(ids->size());
+  for (const auto& id : *ids) out.push_back(hex_encode(id.data(), id.size()));
   return out;
 }
 
@@ -172,17 +158,21 @@ Result<std::vector<std::array<unsigned char, 20>>> Archive::source_commit_oids(
   if (!*head) return Ids{};
   if (auto ids = indexed_commits(*this, repo, impl_->git_dir, *git_commit_id(head->value().get()),
                                  name, 0)) {
+    // No commit is read, nor looked up: an index file's records are checked against the
+    // branch when it is read, and each lookup in a pack index of millions of objects costs
+    // page faults (1,000 of them were half of `show` at 1M changes).
     Ids out(ids->size());
     for (std::size_t i = 0; i < ids->size(); ++i) std::memcpy(out[i].data(), (*ids)[i].id, 20);
     return out;
   }
-  // No index answer: the walk's ids.
-  auto hex = source_commit_ids(name);
-  if (!hex) return hex.error();
-  Ids out(hex->size());
-  for (std::size_t i = 0; i < hex->size(); ++i) {
+  // No index answer: the walk's commits.
+  auto commits = source_log(name, 0);
+  if (!commits) return commits.error();
+  Ids out(commits->size());
+  for (std::size_t i = 0; i < commits->size(); ++i) {
     git_oid id;
-    if (git_oid_fromstr(&id, (*hex)[i].c_str()) != 0) return git::last_error("reading an id");
+    if (git_oid_fromstr(&id, (*commits)[i].id.c_str()) != 0)
+      return git::last_error("reading a commit id");
     std::memcpy(out[i].data(), id.id, 20);
   }
   return out;
