@@ -33,19 +33,6 @@ namespace {
 
 constexpr std::uint32_t kNoVersion = ~std::uint32_t{0};
 
-// Decodes 2n lowercase hex digits at p into n bytes; false at any other byte. By table, the
-// check once at the end, as parse_oid.
-bool decode_hex(const char* p, unsigned char* out, std::size_t n) {
-  unsigned bad = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned high = kHexDigitValue[static_cast<unsigned char>(p[2 * i])];
-    const unsigned low = kHexDigitValue[static_cast<unsigned char>(p[2 * i + 1])];
-    bad |= high | low;
-    out[i] = static_cast<unsigned char>(high << 4 | low);
-  }
-  return (bad & 0x10) == 0;
-}
-
 // A version line exactly as save() writes it: "v", the commit (which must be `commit`), the
 // raw blob or nothing, then the keys the version showed first, each field after a tab, all
 // lowercase hex. Read in one pass, no field split out: `show` reads a source's every line

@@ -101,8 +101,8 @@ struct Archive::Impl {
   std::vector<AheadEntry> ahead_entries;
   std::vector<std::string> ahead_names;
   std::unordered_map<std::string, std::uint32_t> ahead_name_ids;
-  const SourceEntry* ahead_entry(std::string_view commit_id, std::string_view name,
-                                 SourceEntry& out) const;
+  // The directory read ahead for the commit and source, into out; false when none was.
+  bool ahead_entry(std::string_view commit_id, std::string_view name, SourceEntry& out) const;
   Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
   // The same, read from git: no memory of earlier answers.
   Result<SourceEntry> read_source_entry(std::string_view commit_id, std::string_view name);

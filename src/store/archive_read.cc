@@ -279,21 +279,20 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::read_source_entry(std::string_
   return out;
 }
 
-const Archive::Impl::SourceEntry* Archive::Impl::ahead_entry(std::string_view commit_id,
-                                                             std::string_view name,
-                                                             SourceEntry& out) const {
+bool Archive::Impl::ahead_entry(std::string_view commit_id, std::string_view name,
+                                SourceEntry& out) const {
   git_oid id;
   if (ahead_entries.empty() || git_oid_fromstrn(&id, commit_id.data(), commit_id.size()) != 0)
-    return nullptr;
+    return false;
   const auto at = std::lower_bound(
       ahead_entries.begin(), ahead_entries.end(), id,
       [](const AheadEntry& e, const git_oid& key) { return git_oid_cmp(&e.commit, &key) < 0; });
   if (at == ahead_entries.end() || git_oid_equal(&at->commit, &id) == 0 ||
       ahead_names[at->name] != name)
-    return nullptr;
+    return false;
   out.id = at->dir;
   out.dir = source_dir(name, at->layout);
-  return &out;
+  return true;
 }
 
 Status Archive::read_source_dirs_ahead(
