@@ -4,9 +4,10 @@
 // git_tree_create_updated parses all of them into a tree builder, sorts and writes them again
 // for every commit, where copying the old tree's bytes around one new entry does the same.
 // The bytes are the ones libgit2 writes (git's entry order, where a directory sorts as if
-// its name ended in '/'), hashed by libgit2 itself (git_odb_hash). Anything unusual (a
-// directory where a file goes, a name git might refuse, an entry it cannot parse) is
-// declined, and the caller falls back to libgit2.
+// its name ended in '/'), hashed with libcrypto's SHA-1 (tree_splice.cc says why not
+// libgit2's collision-detecting one). Anything unusual (a directory where a file goes, a
+// name git might refuse, an entry it cannot parse) is declined, and the caller falls back
+// to libgit2.
 
 #include <git2.h>
 
