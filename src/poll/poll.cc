@@ -7,18 +7,21 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <deque>
 #include <future>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <system_error>
+#include <thread>
 
 #include "feeddiff/diff.h"
 #include "feeddiff/failpoint.h"
 #include "feeddiff/normalize.h"
 #include "feeddiff/poll.h"
 #include "poll/articles.h"
+#include "poll/hand_off.h"
+#include "poll/item_summary.h"
 #include "poll/schedule.h"
 
 namespace feeddiff {
@@ -35,19 +38,14 @@ const NormalizeOptions kModelOnly{{}, true, false};
 // Bodies up to this size are normalized ahead, on a thread of their own (Poller::run).
 constexpr std::size_t kAheadMaxBytes = std::size_t{4} << 20;
 
+// Responses that may wait to be settled, and their bodies' total size (one larger body may
+// wait alone). A waiting body's model may be made meanwhile: peak memory grows with these.
+constexpr std::size_t kWaitingMax = 8;
+constexpr std::size_t kWaitingMaxBytes = std::size_t{8} << 20;
+
 // Bodies from this size on have the memory of their parse handed back to the system once
 // their models are let go (malloc_trim in record); smaller ones are not worth the call.
 [[maybe_unused]] constexpr std::size_t kTrimAfterBytes = std::size_t{1} << 20;
-
-// The fields a cosmetic change touched, for skip_cosmetic's line and the Item-Summary
-// trailer: its channel fields, then its items' ("ignored fields" when only `ignore`d ones).
-std::string cosmetic_fields(const ItemDiff& d) {
-  std::string fields;
-  for (const auto& f : d.channel_fields) fields += (fields.empty() ? "" : ", ") + f;
-  for (const auto& item : d.items)
-    for (const auto& f : item.fields) fields += (fields.empty() ? "" : ", ") + f;
-  return fields.empty() ? std::string("ignored fields") : fields;
-}
 
 // The canonical text's hash (nullopt when it does not parse): equal canonical documents of
 // two versions whose models are equal make a change "formatting" only. One version at a
@@ -57,45 +55,6 @@ std::optional<std::string> canonical_hash(std::string_view body) {
   if (!doc) return std::nullopt;
   return sha1_hex(doc->text);
 }
-
-}  // namespace
-
-std::string item_summary_trailer(const ItemDiff& d) {
-  if (d.empty()) return "cosmetic only: formatting";
-  if (d.cosmetic_only) return "cosmetic only: " + cosmetic_fields(d);
-  constexpr std::size_t kinds = std::size(kItemKinds);
-  std::size_t counts[kinds] = {};
-  std::size_t aged_out = 0, minor = 0;
-  for (const ItemChange& c : d.items) {
-    if (c.kind == ItemChange::Kind::removed && c.aged_out)
-      ++aged_out;
-    else
-      ++counts[static_cast<std::size_t>(c.kind)];
-    if (c.kind == ItemChange::Kind::changed && c.minor) ++minor;
-  }
-  std::string out;
-  auto add = [&](std::size_t n, std::string_view word) {
-    if (n) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, word);
-  };
-  for (std::size_t k = 0; k < kinds; ++k) {
-    const ItemChange::Kind kind = kItemKinds[k];
-    if (kind == ItemChange::Kind::removed) add(aged_out, "aged out");
-    add(counts[k], item_kind_name(kind));
-    if (kind == ItemChange::Kind::changed && minor)
-      out += minor == counts[k] ? " (minor)" : fmt::format(" ({} minor)", minor);
-  }
-  if (!d.channel_fields.empty()) {
-    std::string fields;
-    for (std::size_t i = 0; i < d.channel_fields.size() && i < 5; ++i)
-      fields += (i ? ", " : "") + d.channel_fields[i];
-    if (d.channel_fields.size() > 5) fields += ", ...";
-    out += fmt::format("{}channel: {}", out.empty() ? "" : "; ", fields);
-  }
-  if (out.empty()) out = "only ignored fields changed";
-  return out;
-}
-
-namespace {
 
 // The target of the leading run of permanent redirects, or "".
 std::string permanent_target(const FetchResponse& r) {
@@ -185,20 +144,19 @@ class Poller {
     // saved for a commit that a crash lost would turn the next poll into a 304, and that
     // change would never be recorded.
     if (auto ok = archive_.begin_batch(); !ok) return ok.error();
-    // Two stages: the newest response is normalized on a thread of its own while this one
-    // settles the one before it (reads the last version, diffs, commits), so both cores work
-    // and the commits keep the order the transfers completed in.
-    std::deque<Arrived> arrived;
+    // Three stages, so that both cores work: the transfers, on a thread of their own; each
+    // body's item model and blob id, on a thread per body from its arrival
+    // (normalize_ahead); and here, each response settled in turn (reads the last version,
+    // diffs, commits) while the transfers go on. The commits keep the order the transfers
+    // completed in.
     std::size_t settled = 0;
-    auto settle_oldest = [&] {
-      Arrived& a = arrived.front();
+    auto settle_one = [&](Arrived& a) {
       std::optional<Ahead> ahead;
       if (a.ahead.valid()) ahead = a.ahead.get();
       SourceOutcome outcome = settle(jobs_[a.index], a.response, std::move(ahead));
       outcome.credentials_note = jobs_[a.index].credentials_note;
       if (options_.on_outcome) options_.on_outcome(outcome, ++settled, requests.size());
       report_.sources.push_back(std::move(outcome));
-      arrived.pop_front();
       if (fatal_.message.empty() && archive_.pending_bytes() >= kFlushBytes) {
         if (auto ok = archive_.flush(); !ok) {
           fatal_ = ok.error();
@@ -208,12 +166,41 @@ class Poller {
         }
       }
     };
-    fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
-      Arrived& a = arrived.emplace_back(Arrived{i, std::move(response), {}});
-      normalize_ahead(a);
-      while (arrived.size() > 1) settle_oldest();
-    });
-    while (!arrived.empty()) settle_oldest();
+    // Each waiting response is held whole, and its model is being made: the bound keeps
+    // that within a few bodies' worth however fast the transfers complete.
+    poll_detail::HandOff<std::unique_ptr<Arrived>> arrivals(kWaitingMax, kWaitingMaxBytes);
+    auto arrive = [&](std::size_t i, Result<FetchResponse> response) {
+      // On the heap, so that its body stays where normalize_ahead's thread reads it.
+      auto a = std::make_unique<Arrived>(Arrived{i, std::move(response), {}});
+      normalize_ahead(*a);
+      const std::size_t bytes = a->response ? a->response->body.size() : 0;
+      arrivals.push(std::move(a), bytes);
+    };
+    std::thread transfers;
+    try {
+      transfers = std::thread([&] {
+        fetch_all(requests, options_.fetch, arrive);
+        arrivals.close();
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the transfers and the settling take turns on this one.
+      fetch_all(requests, options_.fetch, [&](std::size_t i, Result<FetchResponse> response) {
+        Arrived a{i, std::move(response), {}};
+        settle_one(a);
+      });
+    }
+    if (transfers.joinable()) {
+      // Whatever leaves this scope, the transfers' thread is let go of first and joined.
+      struct Join {
+        poll_detail::HandOff<std::unique_ptr<Arrived>>& arrivals;
+        std::thread& thread;
+        ~Join() {
+          arrivals.abandon();
+          thread.join();
+        }
+      } join{arrivals, transfers};
+      while (std::optional<std::unique_ptr<Arrived>> a = arrivals.pop()) settle_one(**a);
+    }
     if (!fatal_.message.empty()) return fatal_;
     if (auto ok = archive_.end_batch(); !ok) return ok.error();
     if (auto ok = save_state(archive_, state_); !ok) return ok.error();
@@ -270,13 +257,13 @@ class Poller {
   };
 
   // Starts the item model of a body record() will read, on a thread of its own. Bodies over
-  // kAheadMaxBytes are left to record(): two large models at once would double a poll's
-  // peak memory (poll_memory_test).
+  // kAheadMaxBytes are left to record(): a large model made while another is read would
+  // double a poll's peak memory (poll_memory_test).
   static void normalize_ahead(Arrived& a) {
     if (!a.response || a.response->status < 200 || a.response->status > 299 ||
         a.response->body.size() > kAheadMaxBytes)
       return;
-    const std::string* body = &a.response->body;  // a deque's elements stay where they are
+    const std::string* body = &a.response->body;  // `a` stays where it is until settled
     try {
       a.ahead = std::async(std::launch::async, [body] {
         return Ahead{normalize(*body, kModelOnly), blob_id(*body)};
