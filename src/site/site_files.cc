@@ -72,13 +72,18 @@ std::optional<SiteChange> parse_row(const std::string& line) {
   return c;
 }
 
-// The rows of a file of rows, oldest first; malformed rows are counted and skipped.
 std::vector<SiteChange> load_rows(const fs::path& path, Writes& writes) {
-  std::vector<SiteChange> rows;
   auto text = read_file(path.string());
-  if (!text) return rows;
-  std::istringstream lines(*text);
-  for (std::string line; std::getline(lines, line);) {
+  if (!text) return {};
+  return parse_rows(*text, writes);
+}
+
+std::vector<SiteChange> parse_rows(std::string_view text, Writes& writes) {
+  std::vector<SiteChange> rows;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string line(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     if (auto row = parse_row(line))
       rows.push_back(std::move(*row));
     else

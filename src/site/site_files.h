@@ -38,9 +38,9 @@ inline constexpr const char* kLockFile = ".feeddiff-site.lock";
 // Rows of unfinished pages held in memory at most before they go to their files (a first
 // build over 10,000 sources fills 10,000 pages at once). Past it every open page is written
 // out and read back at its next row: at 20,000 a first build over 1,000 sources (50,050 open
-// rows at most) did that for about every change, 15% of its time at 100,000 changes. 60,000
-// rows are some 25 MB.
-inline constexpr std::size_t kOpenRowsCap = 60'000;
+// rows at most) did that for about every change, 15% of its time at 100,000 changes. Held as
+// their text, 60,000 rows are some 10 MB (25 MB as SiteChange values). Tests make it small.
+inline std::size_t open_rows_cap = 60'000;
 
 // What a run did, for the summary line and the tests.
 struct Writes {
@@ -70,6 +70,8 @@ std::string row_text(const SiteChange& c);
 std::optional<SiteChange> parse_row(const std::string& line);
 /// The rows of a file of rows, oldest first; malformed rows are counted and skipped.
 std::vector<SiteChange> load_rows(const std::filesystem::path& path, Writes& writes);
+/// The rows of a text of rows (what a file of rows holds), as load_rows reads them.
+std::vector<SiteChange> parse_rows(std::string_view text, Writes& writes);
 
 /// Reads the rows a previous build listed, oldest first, one page file at a time: a rebuild
 /// re-uses the change pages of the commits at the start of both histories.

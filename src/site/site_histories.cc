@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "feeddiff/core.h"
+
 namespace feeddiff::site {
 
 namespace fs = std::filesystem;
@@ -11,25 +15,30 @@ Status Histories::append(const std::string& list, std::size_t position, const Si
   auto it = open_.find(list);
   if (it != open_.end() && it->second.number != number) {
     if (auto ok = spill(list, it->second); !ok) return ok;
-    open_rows_ -= it->second.rows.size();
+    open_rows_ -= it->second.rows;
     open_.erase(it);
     it = open_.end();
   }
   if (it == open_.end()) {
-    Page page{number, load_rows(rows_path(list, number), writes_)};
+    Page page{number, 0, {}};
     // Rows at or beyond this position came from a run that did not finish.
-    if (page.rows.size() > position % kSitePageSize) page.rows.resize(position % kSitePageSize);
-    open_rows_ += page.rows.size();
+    for (const SiteChange& row : load_rows(rows_path(list, number), writes_)) {
+      if (page.rows == position % kSitePageSize) break;
+      page.text += row_text(row);
+      ++page.rows;
+    }
+    open_rows_ += page.rows;
     it = open_.emplace(list, std::move(page)).first;
   }
-  it->second.rows.push_back(change);
+  it->second.text += row_text(change);
+  ++it->second.rows;
   ++open_rows_;
-  if (it->second.rows.size() == kSitePageSize) {
+  if (it->second.rows == kSitePageSize) {
     if (auto ok = write(list, it->second); !ok) return ok;
     pending_.erase({list, number});
-    open_rows_ -= it->second.rows.size();
+    open_rows_ -= it->second.rows;
     open_.erase(it);
-  } else if (open_rows_ > kOpenRowsCap) {
+  } else if (open_rows_ > open_rows_cap) {
     for (auto& [name, page] : open_)
       if (auto ok = spill(name, page); !ok) return ok;
     open_.clear();
@@ -46,7 +55,8 @@ Status Histories::finish() {
   open_.clear();
   open_rows_ = 0;
   for (const auto& [list, number] : pending_) {
-    Page page{number, load_rows(rows_path(list, number), writes_)};
+    auto text = read_file(rows_path(list, number).string());
+    Page page{number, 0, text ? std::move(*text) : std::string()};
     if (auto ok = write(list, page); !ok) return ok;
   }
   pending_.clear();
@@ -76,10 +86,8 @@ Status Histories::spill(const std::string& list, const Page& page) {
 }
 
 Status Histories::write_rows(const std::string& list, const Page& page) {
-  std::string text;
-  for (const SiteChange& c : page.rows) text += row_text(c);
   Writes not_counted;
-  return write_if_changed(rows_path(list, page.number), text, not_counted);
+  return write_if_changed(rows_path(list, page.number), page.text, not_counted);
 }
 
 Status Histories::write(const std::string& list, const Page& page) {
@@ -87,7 +95,8 @@ Status Histories::write(const std::string& list, const Page& page) {
   SiteHistoryPage html;
   html.source = list;
   html.number = page.number;
-  html.changes.assign(page.rows.rbegin(), page.rows.rend());
+  html.changes = parse_rows(page.text, writes_);
+  std::reverse(html.changes.begin(), html.changes.end());
   const fs::path path = list.empty()
                             ? top_ / "history" / fmt::format("{}.html", page.number)
                             : top_ / "sources" / list / fmt::format("{}.html", page.number);

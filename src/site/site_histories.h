@@ -18,8 +18,8 @@
 namespace feeddiff::site {
 
 // A change goes to a position of a list; the page it lands on is kept in memory until it is
-// full (then its HTML is written, once) or the run ends; rows beyond kOpenRowsCap go to their
-// files early.
+// full (then its HTML is written, once) or the run ends; rows beyond open_rows_cap go to their
+// files early. Memory: the open pages' rows (at most a page a list), however long the history.
 class Histories {
  public:
   Histories(std::filesystem::path top, Writes& writes) : top_(std::move(top)), writes_(writes) {}
@@ -37,9 +37,12 @@ class Histories {
   std::filesystem::path rows_path(const std::string& list, std::size_t number) const;
 
  private:
+  // Its rows as their file holds them (row_text), oldest first: a third of the memory of
+  // SiteChange values, and the page reads the same whether or not it was spilled.
   struct Page {
     std::size_t number = 1;
-    std::vector<SiteChange> rows;  // oldest first
+    std::size_t rows = 0;
+    std::string text;
   };
 
   // The page's rows to their file; its HTML waits for the end of the run.
