@@ -46,7 +46,8 @@ bool canonical_mode(std::string_view mode) {
 
 // A tree's bytes as entries; false when they do not parse, or are not as git writes them
 // (a mode above, entries out of git's order or named twice): splicing into such a tree
-// would keep its faults, where libgit2's tree update rewrites it sound.
+// would keep its faults, where libgit2's tree update rewrites it sound. False too for a
+// name that is not printable ASCII (below).
 bool parse(std::string_view bytes, std::vector<Entry>& out) {
   std::size_t at = 0;
   while (at < bytes.size()) {
@@ -60,6 +61,11 @@ bool parse(std::string_view bytes, std::vector<Entry>& out) {
     e.mode = bytes.substr(at, space - at);
     if (!canonical_mode(e.mode)) return false;
     e.name = bytes.substr(space + 1, nul - space - 1);
+    // Printable ASCII only: the tree is hashed without collision detection (rewrite), and
+    // a collision's blocks are made of arbitrary bytes. A name of others (a user's UTF-8
+    // file name, a crafted tree's) sends the tree to libgit2, which hashes with it.
+    if (!std::all_of(e.name.begin(), e.name.end(), [](char c) { return c >= ' ' && c <= '~'; }))
+      return false;
     std::memcpy(e.id.id, bytes.data() + nul + 1, GIT_OID_RAWSZ);
     e.dir = mode_is_dir(e.mode);
     if (!out.empty() && (out.back().name == e.name ||
@@ -174,10 +180,10 @@ class Splicer {
     // libcrypto's SHA-1, not libgit2's collision-detecting one, which took 10% of a cold
     // poll's main thread here (each commit hashes its raw/ tree of an entry per source). A
     // colliding pair needs blocks of near-arbitrary bytes that its maker chooses; a tree's
-    // bytes are modes, names git accepts (anything else was declined above) and ids, which
-    // are SHA-1 outputs nobody chooses. Bodies, the bytes a server does choose, are still
-    // hashed with collision detection (Archive::commit), and git fsck rehashes every tree
-    // with it.
+    // bytes here are modes, names of printable ASCII (new ones of [A-Za-z0-9._-]; anything
+    // else was declined above) and ids, which are SHA-1 outputs nobody chooses. Blobs and commits,
+    // whose bytes a server does choose, are still hashed with collision detection
+    // (Archive::commit), and git fsck rehashes every tree with it.
     Sha1 digest;
     digest.update(fmt::format("tree {}", out.size()));
     digest.update(std::string_view("\0", 1));

@@ -189,3 +189,24 @@ TEST_CASE("a splice declines a tree not as git writes it, which libgit2 rewrites
   const git_oid sound = repo.raw_tree(entry("100644", "a") + entry("100755", "b"));
   repo.spliced(&sound, {{"c", body}});
 }
+
+TEST_CASE(
+    "a splice declines a tree with a name beyond printable ASCII, which it would hash "
+    "without collision detection",
+    "[store]") {
+  Repo repo;
+  const git_oid body = repo.blob("body\n");
+  const std::string id(reinterpret_cast<const char*>(body.id), GIT_OID_RAWSZ);
+  const auto entry = [&](const std::string& name) {
+    return "100644 " + name + std::string(1, '\0') + id;
+  };
+  // A user's UTF-8 file name, a control byte, a byte above 0x7e: libgit2 writes the tree.
+  for (const std::string& name : {std::string("caf\xc3\xa9"), std::string("a\x01"),
+                                  std::string("a\x7f"), std::string("\xff")}) {
+    const git_oid odd = repo.raw_tree(entry(name));
+    CHECK(repo.declined(&odd, {{"z", body}}));
+  }
+  // Printable names that feeddiff does not write itself stay, as libgit2 would keep them.
+  const git_oid printable = repo.raw_tree(entry(".gitattributes") + entry("My notes~.txt"));
+  repo.spliced(&printable, {{"z", body}});
+}
