@@ -23,6 +23,7 @@
 #include "poll/hand_off.h"
 #include "poll/item_summary.h"
 #include "poll/schedule.h"
+#include "poll/worker.h"
 
 namespace feeddiff {
 
@@ -145,10 +146,9 @@ class Poller {
     // change would never be recorded.
     if (auto ok = archive_.begin_batch(); !ok) return ok.error();
     // Three stages, so that both cores work: the transfers, on a thread of their own; each
-    // body's item model and blob id, on a thread per body from its arrival
-    // (normalize_ahead); and here, each response settled in turn (reads the last version,
-    // diffs, commits) while the transfers go on. The commits keep the order the transfers
-    // completed in.
+    // body's item model and blob id, on another from its arrival (normalize_ahead); and
+    // here, each response settled in turn (reads the last version, diffs, commits) while
+    // the transfers go on. The commits keep the order the transfers completed in.
     std::size_t settled = 0;
     auto settle_one = [&](Arrived& a) {
       std::optional<Ahead> ahead;
@@ -169,10 +169,16 @@ class Poller {
     // Each waiting response is held whole, and its model is being made: the bound keeps
     // that within a few bodies' worth however fast the transfers complete.
     poll_detail::HandOff<std::unique_ptr<Arrived>> arrivals(kWaitingMax, kWaitingMaxBytes);
+    std::optional<poll_detail::Worker<Ahead>> models;
+    try {
+      models.emplace();
+    } catch (const std::system_error&) {
+      // No thread to be had: record() normalizes each body, as without the pipeline.
+    }
     auto arrive = [&](std::size_t i, Result<FetchResponse> response) {
-      // On the heap, so that its body stays where normalize_ahead's thread reads it.
+      // On the heap, so that its body stays where the models' thread reads it.
       auto a = std::make_unique<Arrived>(Arrived{i, std::move(response), {}});
-      normalize_ahead(*a);
+      if (models) normalize_ahead(*a, *models);
       const std::size_t bytes = a->response ? a->response->body.size() : 0;
       arrivals.push(std::move(a), bytes);
     };
@@ -190,15 +196,18 @@ class Poller {
       });
     }
     if (transfers.joinable()) {
-      // Whatever leaves this scope, the transfers' thread is let go of first and joined.
+      // Whatever leaves this scope: the models' thread stops first (it may be reading a
+      // waiting body), then the transfers' thread is let go of and joined.
       struct Join {
+        std::optional<poll_detail::Worker<Ahead>>& models;
         poll_detail::HandOff<std::unique_ptr<Arrived>>& arrivals;
         std::thread& thread;
         ~Join() {
+          if (models) models->stop(false);
           arrivals.abandon();
           thread.join();
         }
-      } join{arrivals, transfers};
+      } join{models, arrivals, transfers};
       while (std::optional<std::unique_ptr<Arrived>> a = arrivals.pop()) settle_one(**a);
     }
     if (!fatal_.message.empty()) return fatal_;
@@ -256,21 +265,17 @@ class Poller {
     std::future<Ahead> ahead;  // not valid: record() normalizes (and the store hashes) itself
   };
 
-  // Starts the item model of a body record() will read, on a thread of its own. Bodies over
+  // Starts the item model of a body record() will read, on the models' thread. Bodies over
   // kAheadMaxBytes are left to record(): a large model made while another is read would
   // double a poll's peak memory (poll_memory_test).
-  static void normalize_ahead(Arrived& a) {
+  static void normalize_ahead(Arrived& a, poll_detail::Worker<Ahead>& models) {
     if (!a.response || a.response->status < 200 || a.response->status > 299 ||
         a.response->body.size() > kAheadMaxBytes)
       return;
     const std::string* body = &a.response->body;  // `a` stays where it is until settled
-    try {
-      a.ahead = std::async(std::launch::async, [body] {
-        return Ahead{normalize(*body, kModelOnly), blob_id(*body)};
-      });
-    } catch (const std::system_error&) {
-      // No thread to be had: record() normalizes it, as without the pipeline.
-    }
+    a.ahead = models.run(std::packaged_task<Ahead()>([body] {
+      return Ahead{normalize(*body, kModelOnly), blob_id(*body)};
+    }));
   }
 
   // The response's body goes into the commit (record()): only its size is read after.
