@@ -10,6 +10,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using feeddiff::poll_detail::HandOff;
@@ -23,9 +24,23 @@ bool reaches(const std::atomic<int>& count, int want) {
   return count.load() >= want;
 }
 
-// Long enough for a producer that is not held to push again.
-void settle_down() {
+// Whether `count` reached `want` and stayed there for as long as a producer that was not
+// held would take to push again.
+bool held_at(const std::atomic<int>& count, int want) {
+  if (!reaches(count, want)) return false;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return count.load() == want;
+}
+
+// A producer pushing each (item, bytes) in turn, counting what it has pushed.
+std::thread producer(HandOff<int>& queue, std::vector<std::pair<int, std::size_t>> items,
+                     std::atomic<int>& pushed) {
+  return std::thread([&queue, &pushed, items = std::move(items)] {
+    for (const auto& [item, bytes] : items) {
+      queue.push(item, bytes);
+      ++pushed;
+    }
+  });
 }
 
 }  // namespace
@@ -47,18 +62,11 @@ TEST_CASE("a hand-off passes every item in order and ends once closed and draine
 TEST_CASE("a hand-off holds its producer once as many items as its bound wait", "[poll]") {
   HandOff<int> queue(2, 1 << 20);
   std::atomic<int> pushed{0};
-  std::thread producer([&] {
-    for (int i = 0; i < 3; ++i) {
-      queue.push(i, 1);
-      ++pushed;
-    }
-  });
-  REQUIRE(reaches(pushed, 2));
-  settle_down();
-  CHECK(pushed.load() == 2);
+  std::thread pushing = producer(queue, {{0, 1}, {1, 1}, {2, 1}}, pushed);
+  CHECK(held_at(pushed, 2));
   CHECK(queue.pop() == 0);
   CHECK(reaches(pushed, 3));
-  producer.join();
+  pushing.join();
   CHECK(queue.pop() == 1);
   CHECK(queue.pop() == 2);
 }
@@ -66,35 +74,25 @@ TEST_CASE("a hand-off holds its producer once as many items as its bound wait", 
 TEST_CASE("a hand-off lets an item larger than its byte bound through alone", "[poll]") {
   HandOff<int> queue(8, 100);
   std::atomic<int> pushed{0};
-  std::thread producer([&] {
-    queue.push(1, 1000);  // over the bound, but nothing waits: through
-    ++pushed;
-    queue.push(2, 1);  // 1001 bytes would wait: held until the large one is taken
-    ++pushed;
-  });
-  REQUIRE(reaches(pushed, 1));
-  settle_down();
-  CHECK(pushed.load() == 1);
+  // The first is over the bound but nothing waits: through. The second would make 1001
+  // bytes wait: held until the large one is taken.
+  std::thread pushing = producer(queue, {{1, 1000}, {2, 1}}, pushed);
+  CHECK(held_at(pushed, 1));
   CHECK(queue.pop() == 1);
   CHECK(reaches(pushed, 2));
-  producer.join();
+  pushing.join();
   CHECK(queue.pop() == 2);
 }
 
 TEST_CASE("an abandoned hand-off lets its held producer go and drops what it holds", "[poll]") {
   HandOff<int> queue(1, 1 << 20);
   std::atomic<int> pushed{0};
-  std::thread producer([&] {
-    for (int i = 0; i < 100; ++i) {
-      queue.push(i, 1);
-      ++pushed;
-    }
-  });
-  REQUIRE(reaches(pushed, 1));
-  settle_down();
-  CHECK(pushed.load() == 1);
+  std::vector<std::pair<int, std::size_t>> items;
+  for (int i = 0; i < 100; ++i) items.emplace_back(i, 1);
+  std::thread pushing = producer(queue, std::move(items), pushed);
+  CHECK(held_at(pushed, 1));
   queue.abandon();
   CHECK(reaches(pushed, 100));
-  producer.join();
+  pushing.join();
   CHECK_FALSE(queue.pop());
 }
