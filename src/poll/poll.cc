@@ -36,13 +36,16 @@ constexpr std::size_t kFlushBytes = std::size_t{32} << 20;
 // The item model alone (no canonical text): what a poll reads of each body.
 const NormalizeOptions kModelOnly{{}, true, false};
 
-// Bodies up to this size are normalized ahead, on a thread of their own (Poller::run).
+// Bodies up to this size are normalized ahead, on the models' thread (Poller::run).
 constexpr std::size_t kAheadMaxBytes = std::size_t{4} << 20;
 
 // Responses that may wait to be settled, and their bodies' total size (one larger body may
-// wait alone). A waiting body's model may be made meanwhile: peak memory grows with these.
+// wait alone). The waiting bodies' models are made meanwhile and held until each is settled:
+// with the bytes bound at kAheadMaxBytes, the models held beside the one being settled are
+// of 4 MB of bodies at most, as when a single body was normalized ahead. The count is what
+// bounds ordinary feeds (tens of kilobytes each).
 constexpr std::size_t kWaitingMax = 8;
-constexpr std::size_t kWaitingMaxBytes = std::size_t{8} << 20;
+constexpr std::size_t kWaitingMaxBytes = kAheadMaxBytes;
 
 // Bodies from this size on have the memory of their parse handed back to the system once
 // their models are let go (malloc_trim in record); smaller ones are not worth the call.
