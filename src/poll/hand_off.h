@@ -18,12 +18,13 @@ namespace feeddiff::poll_detail {
 template <class T>
 class HandOff {
  public:
-  /// Waits while `max_items` wait, or `max_bytes` (counting `bytes` for each), so that one
-  /// large item is let through alone; then queues `item`. Dropped once abandoned.
+  /// A queue whose push() waits while `max_items` items wait, or while the next item's
+  /// bytes would take the waiting ones past `max_bytes`; an item alone always passes.
   HandOff(std::size_t max_items, std::size_t max_bytes)
       : max_items_(max_items), max_bytes_(max_bytes) {}
 
-  /// Queues `item`, weighing `bytes`, once there is room (see the constructor).
+  /// Queues `item`, weighing `bytes`, once there is room (see the constructor); drops it
+  /// once abandoned.
   void push(T item, std::size_t bytes) {
     std::unique_lock lock(mutex_);
     room_.wait(lock, [&] {

@@ -54,10 +54,11 @@ Status Histories::finish() {
   }
   open_.clear();
   open_rows_ = 0;
+  // A page spilled and not opened again: its rows file is as the spill wrote it.
   for (const auto& [list, number] : pending_) {
     auto text = read_file(rows_path(list, number).string());
     Page page{number, 0, text ? std::move(*text) : std::string()};
-    if (auto ok = write(list, page); !ok) return ok;
+    if (auto ok = write_html(list, page); !ok) return ok;
   }
   pending_.clear();
   return Ok{};
@@ -92,6 +93,10 @@ Status Histories::write_rows(const std::string& list, const Page& page) {
 
 Status Histories::write(const std::string& list, const Page& page) {
   if (auto ok = write_rows(list, page); !ok) return ok;
+  return write_html(list, page);
+}
+
+Status Histories::write_html(const std::string& list, const Page& page) {
   SiteHistoryPage html;
   html.source = list;
   html.number = page.number;

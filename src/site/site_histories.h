@@ -48,7 +48,9 @@ class Histories {
   // The page's rows to their file; its HTML waits for the end of the run.
   Status spill(const std::string& list, const Page& page);
   Status write_rows(const std::string& list, const Page& page);
+  // Its rows file, then its HTML; or the HTML alone.
   Status write(const std::string& list, const Page& page);
+  Status write_html(const std::string& list, const Page& page);
 
   std::filesystem::path top_;
   Writes& writes_;
