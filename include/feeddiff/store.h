@@ -267,7 +267,9 @@ class Archive {
   /// and keeps them for source_changes until forget_source_dirs(): a site asks for its
   /// commits source by source, a thousand commits apart, and each such read costs a chain
   /// of raw/ tree deltas; in the history's order each is one delta from the last. Pairs of
-  /// a commit id (in full) and a source name; 48 bytes kept per commit.
+  /// a commit id (in full) and a source name. The newest 131,072 are kept in memory, all of
+  /// them in an unnamed file under .git/feeddiff (44 bytes a commit, gone with the process),
+  /// from which a source's are read back together when it is asked for.
   Status read_source_dirs_ahead(
       const std::vector<std::pair<std::string, std::string>>& commits) const;
   /// Forgets what read_source_dirs_ahead read.

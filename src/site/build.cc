@@ -130,9 +130,6 @@ Result<SiteChange> render_change(const Archive& archive, const std::string& id,
   return out;
 }
 
-// Source directories read ahead (Archive::read_source_dirs_ahead) kept from earlier rounds at
-// most: 48 MB.
-constexpr std::size_t kAheadKept = 1'000'000;
 // Commits whose source directories are read ahead in one call (their ids held meanwhile).
 constexpr std::size_t kAheadBatch = 16'384;
 
@@ -337,7 +334,6 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
   std::vector<std::uint64_t> at(ids.size(), kInOrder), found(ids.size(), kInOrder);
   std::map<std::string, std::vector<std::uint32_t>> by_source;
   std::vector<std::pair<std::string, std::string>> ahead;  // commit and source, oldest first
-  if (archive_.source_dirs_kept() > kAheadKept) archive_.forget_source_dirs();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::string id = to_hex(ids[i]);
     if (first + i < covered_) found[i] = kIndexed;
@@ -363,8 +359,7 @@ Status SiteBuild::render_round(const std::vector<Oid>& ids, std::size_t first, R
       by_source[*source].push_back(static_cast<std::uint32_t>(i));
       // Rendered source by source below, and read again for the source pages: their
       // directories are read here, in the history's order, a few thousand at a time, and
-      // kept for the rest of the run, up to kAheadKept of them (48 bytes each) besides this
-      // round's: memory stays bounded.
+      // kept for the rest of the run (the newest in memory, all on disk: ahead_dirs.h).
       ahead.emplace_back(id, *source);
       if (ahead.size() == kAheadBatch) {
         if (auto ok = archive_.read_source_dirs_ahead(ahead); !ok) return ok;

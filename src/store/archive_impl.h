@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "feeddiff/store.h"
+#include "store/ahead_dirs.h"
 #include "store/batch_backend.h"
 #include "store/cache_behind.h"
 #include "store/git_handles.h"
@@ -89,20 +90,10 @@ struct Archive::Impl {
   // remote.origin.url, once read (origin_url).
   std::optional<std::optional<std::string>> origin;
 
-  // The directories read_source_dirs_ahead read, sorted by commit, each with its source (an
-  // index into ahead_names) and layout: 48 bytes a commit, so that a site's first build
-  // keeps a whole history's (48 MB at a million changes) for its source pages too.
-  struct AheadEntry {
-    git_oid commit{};
-    git_oid dir{};
-    std::uint32_t name = 0;
-    Layout layout = Layout::flat;
-  };
-  std::vector<AheadEntry> ahead_entries;
-  std::vector<std::string> ahead_names;
-  std::unordered_map<std::string, std::uint32_t> ahead_name_ids;
+  // The directories read_source_dirs_ahead read (ahead_dirs.h), made at its first call.
+  std::unique_ptr<AheadDirs> ahead;
   // The directory read ahead for the commit and source, into out; false when none was.
-  bool ahead_entry(std::string_view commit_id, std::string_view name, SourceEntry& out) const;
+  bool ahead_entry(std::string_view commit_id, std::string_view name, SourceEntry& out);
   Result<SourceEntry> source_entry_at(std::string_view commit_id, std::string_view name);
   // The same, read from git: no memory of earlier answers.
   Result<SourceEntry> read_source_entry(std::string_view commit_id, std::string_view name);

@@ -260,8 +260,8 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::source_entry_at(std::string_vi
   if (is_full_id(commit_id)) {
     key.append(commit_id).append(1, '\0').append(name);
     if (const SourceEntry* known = recent_entries.find(key)) return *known;
-    SourceEntry ahead;
-    if (ahead_entry(commit_id, name, ahead)) return ahead;
+    SourceEntry read_ahead;
+    if (ahead_entry(commit_id, name, read_ahead)) return read_ahead;
   }
   auto out = read_source_entry(commit_id, name);
   if (out && !key.empty()) recent_entries.remember(std::move(key), *out);
@@ -280,18 +280,15 @@ Result<Archive::Impl::SourceEntry> Archive::Impl::read_source_entry(std::string_
 }
 
 bool Archive::Impl::ahead_entry(std::string_view commit_id, std::string_view name,
-                                SourceEntry& out) const {
+                                SourceEntry& out) {
   git_oid id;
-  if (ahead_entries.empty() || git_oid_fromstrn(&id, commit_id.data(), commit_id.size()) != 0)
+  if (!ahead || ahead->size() == 0 ||
+      git_oid_fromstrn(&id, commit_id.data(), commit_id.size()) != 0)
     return false;
-  const auto at = std::lower_bound(
-      ahead_entries.begin(), ahead_entries.end(), id,
-      [](const AheadEntry& e, const git_oid& key) { return git_oid_cmp(&e.commit, &key) < 0; });
-  if (at == ahead_entries.end() || git_oid_equal(&at->commit, &id) == 0 ||
-      ahead_names[at->name] != name)
-    return false;
-  out.id = at->dir;
-  out.dir = source_dir(name, at->layout);
+  AheadDirs::Dir dir;
+  if (!ahead->find(id, name, dir)) return false;
+  out.id = dir.id;
+  out.dir = source_dir(name, dir.layout);
   return true;
 }
 
@@ -299,47 +296,40 @@ Status Archive::read_source_dirs_ahead(
     const std::vector<std::pair<std::string, std::string>>& commits) const {
   if (commits.empty()) return Ok{};
   Impl& impl = *impl_;
-  const std::size_t before = impl.ahead_entries.size();
-  impl.ahead_entries.reserve(before + commits.size());  // no doubling's slack kept
+  if (!impl.ahead) impl.ahead = std::make_unique<AheadDirs>(impl.git_dir + "/feeddiff");
+  std::vector<AheadDirs::Read> batch;
+  batch.reserve(commits.size());
   for (const auto& [commit_id, name] : commits) {
-    Impl::SourceEntry known;
-    if (!is_full_id(commit_id) || impl.ahead_entry(commit_id, name, known)) continue;
+    AheadDirs::Read r;
+    if (!is_full_id(commit_id) || git_oid_fromstrn(&r.commit, commit_id.data(), 40) != 0 ||
+        impl.ahead->in_memory(r.commit, name))
+      continue;
     auto read = impl.read_source_entry(commit_id, name);
     if (!read) return read.error();
-    Impl::AheadEntry entry;
-    git_oid_fromstrn(&entry.commit, commit_id.data(), commit_id.size());  // a full id
-    entry.dir = read->id;
-    entry.layout = read->dir == source_dir(name, Layout::flat) ? Layout::flat : Layout::fanout;
-    auto [at, added] =
-        impl.ahead_name_ids.try_emplace(name, static_cast<std::uint32_t>(impl.ahead_names.size()));
-    if (added) impl.ahead_names.push_back(name);
-    entry.name = at->second;
-    impl.ahead_entries.push_back(entry);
+    r.name = name;
+    r.dir.id = read->id;
+    r.dir.layout = read->dir == source_dir(name, Layout::flat) ? Layout::flat : Layout::fanout;
+    batch.push_back(std::move(r));
   }
-  const auto by_commit = [](const Impl::AheadEntry& a, const Impl::AheadEntry& b) {
-    return git_oid_cmp(&a.commit, &b.commit) < 0;
-  };
-  const auto middle = impl.ahead_entries.begin() + static_cast<std::ptrdiff_t>(before);
-  std::sort(middle, impl.ahead_entries.end(), by_commit);
-  if (before > 0)  // a merge takes a buffer of half the entries
-    std::inplace_merge(impl.ahead_entries.begin(), middle, impl.ahead_entries.end(), by_commit);
+  impl.ahead->add(batch);
   return Ok{};
 }
 
 void Archive::forget_source_dirs() const {
-  impl_->ahead_entries = {};
-  impl_->ahead_names = {};
-  impl_->ahead_name_ids = {};
+  impl_->ahead.reset();
 }
 
 std::size_t Archive::source_dirs_kept() const {
-  return impl_->ahead_entries.size();
+  return impl_->ahead ? impl_->ahead->size() : 0;
 }
 
 void Archive::keep_source_dirs_of(const Archive& other) const {
-  impl_->ahead_entries = other.impl_->ahead_entries;
-  impl_->ahead_names = other.impl_->ahead_names;
-  impl_->ahead_name_ids = other.impl_->ahead_name_ids;
+  if (!other.impl_->ahead) {
+    impl_->ahead.reset();
+    return;
+  }
+  impl_->ahead = std::make_unique<AheadDirs>(impl_->git_dir + "/feeddiff");
+  impl_->ahead->copy_from(*other.impl_->ahead);
 }
 
 Result<std::vector<PathChange>> Archive::source_changes(std::string_view commit_id,

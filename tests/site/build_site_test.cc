@@ -12,6 +12,7 @@
 #include "feeddiff/render.h"
 #include "feeddiff/site.h"
 #include "site/site_fork.h"
+#include "store/ahead_dirs.h"
 #include "support/process.h"
 #include "support/recorded_archive.h"
 
@@ -113,8 +114,9 @@ TEST_CASE("a first build keeps feed entries only for changes its sources' feeds 
 }
 
 TEST_CASE(
-    "a site whose source pages a forked child wrote, or wrote and died before answering, is byte "
-    "for byte the site one process wrote",
+    "a site whose source pages a forked child wrote, or wrote and died before answering, or "
+    "whose source directories were read back from their file, is byte for byte the site one "
+    "process wrote",
     "[site]") {
   RecordedArchive recorded("site-fork", {"alpha", "beta", "gamma", "delta"});
   for (int n = 0; n < 3; ++n)
@@ -166,6 +168,23 @@ TEST_CASE(
   REQUIRE(redone);
   CHECK(site::fork_answers == answers + 1);
   CHECK(files_of(failed.dir) == pages);
+
+  // The directories read ahead kept two at a time in memory, the rest read back from their
+  // file (store/ahead_dirs.h), by the parent and by the child, through its own descriptor.
+  SiteOptions spilled = split;
+  spilled.dir = make_temp_dir("site-fork-spilled") + "/public";
+  spilled.round = 3;  // each round's directories read ahead apart
+  const std::size_t in_memory = AheadDirs::kInMemory;
+  const std::size_t reads_back = AheadDirs::reads_back;
+  AheadDirs::kInMemory = 2;
+  site::fork_min_sources = 2;
+  auto from_file = build_site(recorded.open(), spilled);
+  AheadDirs::kInMemory = in_memory;
+  site::fork_min_sources = kept;
+  REQUIRE(from_file);
+  CHECK(AheadDirs::reads_back > reads_back);
+  CHECK(site::fork_answers == answers + 2);
+  CHECK(files_of(spilled.dir) == pages);
 }
 
 TEST_CASE("a change page the writer thread cannot write fails the run, and the next run writes it",
