@@ -2,12 +2,13 @@
 // The source directories a site's first build reads ahead (Archive::read_source_dirs_ahead),
 // kept for the whole run: each change page reads its source's directory at two commits, and
 // each source's pages read every version's again at the end, out of the history's order, where
-// reading a raw/ tree costs a chain of deltas. Kept in memory, they cost 48 bytes a commit and
-// up to twice that while the sorted array grew (146 MB allocated at 1M changes, bench/scale,
-// 2026-12-07). Here the newest few are in memory and every one is also written to an unnamed
-// file beside the archive's own, each batch's grouped by source: a source's are read back
-// together, once, when it is asked for and not in memory. Memory: kInMemory entries, one
-// source's (its versions), and 12 bytes a source a batch. Internal to store.
+// reading a raw/ tree costs a chain of deltas. Kept in memory, they cost 48 bytes a commit,
+// and more while the one sorted array they were in was reallocated: 48 MB of the 137 MB
+// at the peak of a first build over 1M changes (heaptrack, 2026-12-07). Here the newest few are in
+// memory and every one is also written to an unnamed file beside the archive's own, each batch's
+// grouped by source: a source's are read back together, once, when it is asked for and not in
+// memory. Memory: kInMemory entries, one source's (its versions), and 12 bytes a source a batch.
+// Internal to store.
 
 #include <git2.h>
 
