@@ -19,21 +19,11 @@ namespace {
 // the block's (AheadDirs::blocks_).
 constexpr std::size_t kRecord = 44;
 
-bool write_all(int fd, const char* data, std::size_t size, std::uint64_t at) {
+// All of size bytes at offset at, written (pwrite) or read (pread), retrying on EINTR.
+template <typename Data, typename Call>
+bool whole(int fd, Data* data, std::size_t size, std::uint64_t at, Call call) {
   while (size > 0) {
-    const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-    at += static_cast<std::uint64_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, char* data, std::size_t size, std::uint64_t at) {
-  while (size > 0) {
-    const ssize_t n = ::pread(fd, data, size, static_cast<off_t>(at));
+    const ssize_t n = call(fd, data, size, static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
@@ -110,7 +100,7 @@ bool AheadDirs::spill(const std::vector<Entry>& batch) {
     std::memcpy(r + 20, e.dir.id, GIT_OID_RAWSZ);
     r[40] = e.layout == Layout::fanout ? 1 : 0;
   }
-  if (!write_all(fd_, bytes.data(), bytes.size(), records_ * kRecord)) return false;
+  if (!whole(fd_, bytes.data(), bytes.size(), records_ * kRecord, ::pwrite)) return false;
   for (std::size_t k = 0; k < order.size();) {
     const std::uint32_t name = batch[order[k]].name;
     std::size_t end = k;
@@ -130,7 +120,7 @@ bool AheadDirs::load(std::uint32_t name) {
   std::string bytes;
   for (const Block& b : blocks_[name]) {
     bytes.resize(std::size_t{b.count} * kRecord);
-    if (!read_all(fd_, bytes.data(), bytes.size(), b.offset * kRecord)) {
+    if (!whole(fd_, bytes.data(), bytes.size(), b.offset * kRecord, ::pread)) {
       loaded_.clear();
       return false;
     }
