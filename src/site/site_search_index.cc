@@ -29,14 +29,18 @@ std::string dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// A file of the search index that does not parse, and how to mend it.
+Error not_json(const fs::path& path) {
+  return Error{Errc::io, fmt::format("{} is not JSON: remove {} and run `feeddiff site` again to "
+                                     "rebuild the search index",
+                                     path.string(), path.parent_path().parent_path().string())};
+}
+
 Result<json> read_json(const fs::path& path) {
   auto text = read_file(path.string());
   if (!text) return text.error();
   json value = json::parse(*text, nullptr, false);
-  if (value.is_discarded())
-    return Error{Errc::io, fmt::format("{} is not JSON: remove {} and run `feeddiff site` again "
-                                       "to rebuild the search index",
-                                       path.string(), path.parent_path().parent_path().string())};
+  if (value.is_discarded()) return not_json(path);
   return value;
 }
 
@@ -52,10 +56,7 @@ class MergedPostings {
     auto text = read_file(path.string());
     if (!text) return text.error();
     Reader reader{terms_, shift};
-    if (!json::sax_parse(*text, &reader) || !reader.object)
-      return Error{Errc::io, fmt::format("{} is not JSON: remove {} and run `feeddiff site` again "
-                                         "to rebuild the search index",
-                                         path.string(), path.parent_path().parent_path().string())};
+    if (!json::sax_parse(*text, &reader) || !reader.object) return not_json(path);
     return Ok{};
   }
 

@@ -59,11 +59,8 @@ bool AheadDirs::by_commit(const Entry& a, const Entry& b) {
 
 std::uint32_t AheadDirs::name_id(std::string_view name) {
   auto [at, added] =
-      name_ids_.try_emplace(std::string(name), static_cast<std::uint32_t>(names_.size()));
-  if (added) {
-    names_.emplace_back(name);
-    blocks_.emplace_back();
-  }
+      name_ids_.try_emplace(std::string(name), static_cast<std::uint32_t>(blocks_.size()));
+  if (added) blocks_.emplace_back();
   return at->second;
 }
 
@@ -176,7 +173,6 @@ void AheadDirs::clear() {
   records_ = 0;
   count_ = 0;
   memory_ = {};
-  names_ = {};
   name_ids_ = {};
   blocks_ = {};
   loaded_name_ = UINT32_MAX;
@@ -190,7 +186,6 @@ void AheadDirs::copy_from(const AheadDirs& other) {
   records_ = other.records_;
   count_ = other.count_;
   memory_ = other.memory_;
-  names_ = other.names_;
   name_ids_ = other.name_ids_;
   blocks_ = other.blocks_;
   if (other.fd_ >= 0 && fd_ < 0) blocks_.assign(blocks_.size(), {});  // no file to read

@@ -90,9 +90,8 @@ class AheadDirs {
   std::uint64_t records_ = 0;  // in the file
   std::size_t count_ = 0;
   std::vector<Entry> memory_;  // sorted by commit
-  std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;
-  std::vector<std::vector<Block>> blocks_;  // by name id
+  std::vector<std::vector<Block>> blocks_;  // by name id (ids are given in order)
   std::uint32_t loaded_name_ = UINT32_MAX;
   std::vector<Entry> loaded_;  // the name's, read back, sorted by commit
 };
