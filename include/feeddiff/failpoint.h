@@ -27,7 +27,7 @@ enum class Failpoint {
   flushed,          ///< the marker removed: the batch is complete; the state not saved yet
   index_appended,   ///< the source index's new records appended; its tip not replaced yet
   state_saved,      ///< state.json saved (new validators); no item summary derived yet
-  summary_cached,   ///< one change's item summary in the cache
+  summary_cached,   ///< the flushed changes' item summaries in the cache (one transaction)
   // Only when the poll leaves more packs than its limit (FEEDDIFF_PACK_LIMIT):
   consolidate_written,  ///< the rolled-up pack and its index in place; the old packs too
   consolidate_pruned,   ///< the first old pack deleted, the others not yet

@@ -122,13 +122,14 @@ class Blob {
 
 /// What `gc` did to the archive's object store (.git/objects).
 struct GcReport {
-  std::uint64_t bytes_before = 0;  ///< bytes of objects, packs and indexes before
-  std::uint64_t bytes_after = 0;   ///< and after
-  std::size_t packs_before = 0;    ///< packs before
-  std::size_t packs_after = 0;     ///< packs after (1, plus any kept: .keep'd or not covered)
-  std::size_t loose_before = 0;    ///< loose objects before
-  std::size_t loose_after = 0;     ///< loose objects after (unreachable ones stay)
-  std::size_t objects = 0;         ///< objects in the new pack
+  std::uint64_t bytes_before = 0;       ///< bytes of objects, packs and indexes before
+  std::uint64_t bytes_after = 0;        ///< and after
+  std::size_t packs_before = 0;         ///< packs before
+  std::size_t packs_after = 0;          ///< packs after (1, plus any kept: .keep'd or not covered)
+  std::size_t loose_before = 0;         ///< loose objects before
+  std::size_t loose_after = 0;          ///< loose objects after (unreachable ones stay)
+  std::size_t objects = 0;              ///< objects in the new pack
+  std::size_t cache_files_removed = 0;  ///< cache files of earlier builds deleted (items/, keys/)
 };
 
 /// Packs in .git/objects/pack past which a poll consolidates them (git's gc.autoPackLimit is
@@ -371,14 +372,23 @@ class Archive {
   /// The value cached under name (lowercase letters, digits and '-', at most one '/'),
   /// nullopt when there is none or the name is not such a name.
   std::optional<std::string> cache_read(std::string_view name) const;
-  /// Caches a value under name, best effort: written beside and renamed, never fsync'd;
-  /// failures (a read-only archive, a full disk, a bad name) are ignored.
+  /// Caches a value under name, best effort: a file written beside and renamed, never
+  /// fsync'd, or for the kinds with an entry per change (items/, keys/) a row of the cache's
+  /// SQLite file; failures (a read-only archive, a full disk, a bad name) are ignored.
   void cache_write(std::string_view name, std::string_view value) const;
+  /// cache_write of each (name, value), the rows in one transaction (SQLite's shell wrote
+  /// 1,000 rows in 0.22 s as a commit each and in 0.05 s as one).
+  void cache_write_all(const std::vector<std::pair<std::string, std::string>>& entries) const;
   /// On: cache_write queues its values for a thread of its own to write, in order (at most
   /// a few thousand waiting), and cache_read reads a queued value from the queue; for a
   /// command that writes many (a site's change pages). Off: writes what is queued and stops
   /// the thread. Off before the process forks.
   void write_cache_behind(bool on) const;
+  /// Stops the thread as write_cache_behind(false) does and closes the cache's SQLite
+  /// connection (reopened when next used): required before a fork whose child opens the
+  /// archive, as SQLite forbids a child a connection beside one it inherited. Not while
+  /// another thread uses the archive.
+  void release_cache() const;
   /// Appends to the value cached under name (creating it), best effort like cache_write:
   /// a crash may leave the value cut anywhere, so what is appended must be records that a
   /// reader checks one by one (complete lines).

@@ -36,6 +36,9 @@ Result<int> gc(const Globals& globals, bool wait) {
     out += fmt::format(", {:.1f}x smaller",
                        static_cast<double>(r.bytes_before) / static_cast<double>(r.bytes_after));
   out += ")\n";
+  if (r.cache_files_removed)
+    out += fmt::format("Removed {} that earlier versions kept in .git/feeddiff/cache\n",
+                       plural(r.cache_files_removed, "file", "files"));
   write_out(out);
   return 0;
 }
@@ -53,7 +56,9 @@ against earlier polls; past 50 packs a poll rolls the smallest up into one, as
 pack in which each version of a source is stored as a delta against another: a feed that
 changes one item at a time shrinks many times over. The raw/ tree, which every change
 rewrites in one entry, is stored whole once in 650 versions and as deltas at most 50 deep
-otherwise. It prints the size of .git/objects before and after.
+otherwise. It prints the size of .git/objects before and after. It also deletes the files
+earlier builds kept in .git/feeddiff/cache for each change (items/ and keys/: rows of
+cache/entries.sqlite now).
 
 What it keeps: everything reachable from a branch, tag, reflog or the index. Loose objects
 nothing reaches are left for `git gc` to judge; packed ones (leftovers of a poll that was

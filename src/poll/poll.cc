@@ -632,27 +632,23 @@ class Poller {
       if (changes)
         for (const PathChange& c : *changes)
           if (c.path == path && !c.old_blob.empty() && !c.new_blob.empty())
-            summaries_.push_back(
-                {item_diff_cache_name(c.old_blob, c.new_blob, source.ignore, rules),
-                 encode_item_diff(*diff)});
+            summaries_.emplace_back(
+                item_diff_cache_name(c.old_blob, c.new_blob, source.ignore, rules),
+                encode_item_diff(*diff));
     }
     return committed->value_or("");
   }
 
   // Writes the item summaries of the changes made durable so far into the archive's cache.
   void write_summaries() {
-    for (const Summary& s : summaries_) {
-      archive_.cache_write(s.name, s.encoded);
-      failpoint(Failpoint::summary_cached);
-    }
+    if (summaries_.empty()) return;
+    archive_.cache_write_all(summaries_);
+    failpoint(Failpoint::summary_cached);
     summaries_.clear();
   }
 
-  // A change's item summary, cached once the poll's commits are durable.
-  struct Summary {
-    std::string name;     // item_diff_cache_name
-    std::string encoded;  // encode_item_diff
-  };
+  // The changes' item summaries, cached once the poll's commits are durable: (name,
+  // encoded), item_diff_cache_name and encode_item_diff.
 
   Archive& archive_;
   Config config_;
@@ -660,7 +656,7 @@ class Poller {
   const PollOptions& options_;
   TimeMs now_;
   std::vector<Job> jobs_;
-  std::vector<Summary> summaries_;
+  std::vector<std::pair<std::string, std::string>> summaries_;
   PollReport report_;
   bool first_version_ = false;
   std::string cosmetic_;  // why the last record() made no commit for a cosmetic change

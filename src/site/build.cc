@@ -548,6 +548,7 @@ std::optional<ForkedPart> SiteBuild::fork_sources(
     const std::set<std::string>& theirs,
     const std::function<SiteSource(const std::string&, const SourceRow&)>& describe,
     const std::string& feed_id, const std::string& base, bool new_feed_base) {
+  archive_.release_cache();  // the child opens the cache's database on its own
   return ForkedPart::start([&]() -> std::optional<std::string> {
     auto own = Archive::open(archive_.work_dir());
     if (!own) return std::nullopt;

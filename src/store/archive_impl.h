@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 #include "store/ahead_dirs.h"
 #include "store/batch_backend.h"
 #include "store/cache_behind.h"
+#include "store/entry_db.h"
 #include "store/git_handles.h"
 #include "store/git_locks.h"
 #include "store/pack_writer.h"
@@ -84,6 +86,13 @@ struct Archive::Impl {
     std::string dir;
   };
   Recent<SourceEntry> recent_entries;
+  // The cache's file of per-change entries (entry_db.h), opened at its first use; declared
+  // before cache_behind, whose last writes go to it as it stops.
+  std::mutex entries_lock;
+  std::unique_ptr<EntryDb> entries;
+  bool entries_tried = false;
+  // The open entries file; nullptr when it cannot be had.
+  EntryDb* entry_db();
   // cache_write's thread, while write_cache_behind is on.
   std::unique_ptr<CacheBehind> cache_behind;
 

@@ -1,6 +1,7 @@
 // .git/feeddiff/cache: values feeddiff can always recompute (item summaries of changes), kept
 // so that the next command need not. Nothing in it is part of the archive: deleting the
-// directory loses nothing, and `feeddiff gc` does.
+// directory loses nothing. The entries of which there is one per change live in one SQLite
+// file (entry_db.h); the rest, a few per source, are files.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -39,13 +40,25 @@ std::string Archive::cache_dir() const {
   return impl_->git_dir + "/feeddiff/cache";
 }
 
+EntryDb* Archive::Impl::entry_db() {
+  const std::lock_guard<std::mutex> hold(entries_lock);
+  if (!entries_tried) {
+    entries_tried = true;
+    entries = EntryDb::open(git_dir + "/feeddiff/cache/entries.sqlite");
+  }
+  return entries.get();
+}
+
 std::optional<std::string> Archive::cache_read(std::string_view name) const {
   if (!valid_name(name)) return std::nullopt;
   const std::string path = cache_dir() + "/" + std::string(name);
-  if (impl_->cache_behind) {
+  if (impl_->cache_behind)
     if (auto queued = impl_->cache_behind->pending(path)) return queued;
-    if (!impl_->cache_behind->may_exist(path)) return std::nullopt;
+  if (EntryDb::holds(name)) {
+    EntryDb* db = impl_->entry_db();
+    return db ? db->get(name) : std::nullopt;
   }
+  if (impl_->cache_behind && !impl_->cache_behind->may_exist(path)) return std::nullopt;
   auto bytes = read_file(path);
   if (!bytes) return std::nullopt;
   return std::move(*bytes);
@@ -94,20 +107,61 @@ void write_entry(const std::string& path, std::string_view value) {
 void Archive::cache_write(std::string_view name, std::string_view value) const {
   if (!valid_name(name)) return;
   std::string path = cache_dir() + "/" + std::string(name);
-  if (impl_->cache_behind)
+  if (impl_->cache_behind) {
     impl_->cache_behind->put(std::move(path), std::string(value));
-  else
+  } else if (EntryDb::holds(name)) {
+    if (EntryDb* db = impl_->entry_db()) db->put(name, value);
+  } else {
     write_entry(path, value);
+  }
+}
+
+void Archive::cache_write_all(
+    const std::vector<std::pair<std::string, std::string>>& entries) const {
+  EntryDb* db = nullptr;
+  for (const auto& [name, value] : entries) {
+    if (impl_->cache_behind || !EntryDb::holds(name) || !valid_name(name)) {
+      cache_write(name, value);
+    } else if (db || (db = impl_->entry_db())) {
+      db->put_batched(name, value);
+    }
+  }
+  if (db) db->commit();
 }
 
 void Archive::write_cache_behind(bool on) const {
-  if (on && !impl_->cache_behind)
+  if (on && !impl_->cache_behind) {
+    // The thread's writes to the entries file are batched into transactions, each
+    // committed when the queue runs dry (or at EntryDb::kBatch): a commit per entry was a
+    // write of the log's pages per entry.
+    Impl* impl = impl_.get();
+    const std::size_t prefix = cache_dir().size() + 1;
     impl_->cache_behind = std::make_unique<CacheBehind>(
-        [](const std::string& path, const std::string& value) { write_entry(path, value); });
+        [impl, prefix](const std::string& path, const std::string& value) {
+          const std::string_view name = std::string_view(path).substr(prefix);
+          if (!EntryDb::holds(name)) return write_entry(path, value);
+          if (EntryDb* db = impl->entry_db()) db->put_batched(name, value);
+        },
+        [impl] {
+          if (EntryDb* db = impl->entry_db()) db->commit();
+        });
+  }
   if (!on) impl_->cache_behind.reset();  // writes what is queued, then stops
 }
 
+void Archive::release_cache() const {
+  impl_->cache_behind.reset();
+  const std::lock_guard<std::mutex> hold(impl_->entries_lock);
+  impl_->entries.reset();
+  impl_->entries_tried = false;
+}
+
 void Archive::cache_append(std::string_view name, std::string_view value) const {
+  if (EntryDb::holds(name)) {
+    std::string whole = cache_read(name).value_or("");
+    whole += value;
+    return cache_write(name, whole);
+  }
   // An append goes after the writes of its entry queued before it.
   if (impl_->cache_behind && valid_name(name) &&
       impl_->cache_behind->has(cache_dir() + "/" + std::string(name)))

@@ -5,11 +5,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 
 namespace feeddiff {
 
-CacheBehind::CacheBehind(std::function<void(const std::string&, const std::string&)> write)
+CacheBehind::CacheBehind(std::function<void(const std::string&, const std::string&)> write,
+                         std::function<void()> idle)
     : write_(std::move(write)),
+      idle_(std::move(idle)),
       filter_(static_cast<std::uint64_t*>(std::calloc(kFilterBits / 64, sizeof(std::uint64_t))),
               &std::free),
       thread_([this] { run(); }) {}
@@ -116,12 +119,29 @@ void CacheBehind::run() {
     decltype(pending_)::node_type done;
     {
       std::unique_lock<std::mutex> hold(lock_);
-      // Once woken, it writes until the queue is empty.
-      if (queue_.empty())
-        changed_.wait(hold, [this] {
-          return queue_.size() >= kWakeBatch || stopping_ || (draining_ > 0 && !queue_.empty());
-        });
-      if (queue_.empty()) return;  // stopping, and all written
+      const auto ready = [this] {
+        return queue_.size() >= kWakeBatch || stopping_ || (draining_ > 0 && !queue_.empty());
+      };
+      // Once woken, it writes until the queue is empty; what it wrote since idle() was last
+      // called is closed by idle() after kIdleDelay without a write, or when stopping.
+      if (queue_.empty()) {
+        if (dirty_ && !changed_.wait_for(hold, kIdleDelay, ready)) {
+          dirty_ = false;
+          ++busy_;
+          hold.unlock();
+          idle_();
+          hold.lock();
+          --busy_;
+        }
+        changed_.wait(hold, ready);
+      }
+      if (queue_.empty()) {  // stopping, and all written
+        if (std::exchange(dirty_, false)) {
+          hold.unlock();
+          idle_();
+        }
+        return;
+      }
       path = std::move(queue_.front());
       queue_.pop_front();
       value = pending_.at(path).second;
@@ -131,6 +151,7 @@ void CacheBehind::run() {
     write_(path, *value);
     {
       const std::lock_guard<std::mutex> hold(lock_);
+      dirty_ = static_cast<bool>(idle_);
       --busy_;
       // The entry stays pending until its newest write is on disk: a read in between gets
       // the queued value, never the older file.

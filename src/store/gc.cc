@@ -311,6 +311,13 @@ Result<GcReport> Archive::gc() {
     git_odb_refresh(odb);
     git_odb_free(odb);
   }
+  // Earlier builds kept a file per change in the cache's items/ and keys/, which the
+  // cache's SQLite file holds now (entry_db.h): nothing reads those files any more.
+  for (const char* stale : {"items", "keys"}) {
+    const fs::path dir = fs::path(impl_->git_dir) / "feeddiff" / "cache" / stale;
+    const std::uintmax_t removed = fs::remove_all(dir, ec);
+    if (!ec && removed > 0) report.cache_files_removed += removed - 1;  // not the directory
+  }
   const Usage after = usage_of(objects_dir);
   report.bytes_after = after.bytes;
   report.packs_after = after.packs;

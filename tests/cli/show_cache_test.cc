@@ -1,10 +1,11 @@
-// The item summaries in .git/feeddiff/cache: poll writes one for each change it records,
-// show reads it instead of normalizing both versions, and a missing or damaged entry is
-// recomputed into the same page.
+// The item summaries in .git/feeddiff/cache (rows of entries.sqlite): poll writes one for each
+// change it records, show reads it instead of normalizing both versions, and a missing or
+// damaged entry is recomputed into the same page.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli/cli_helpers.h"
 
@@ -25,12 +26,45 @@ struct TwoVersions {
   }};
 };
 
-std::vector<fs::path> entries(const CliArchive& archive) {
-  std::vector<fs::path> out;
-  const fs::path dir = archive.dir() + "/.git/feeddiff/cache/items";
-  if (fs::exists(dir))
-    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+// The cache's per-change entries are rows of one SQLite file; the sqlite3 command reads and
+// writes them here, a reader independent of feeddiff's.
+std::string entries_file(const CliArchive& archive) {
+  return archive.dir() + "/.git/feeddiff/cache/entries.sqlite";
+}
+
+std::string sql(const CliArchive& archive, const std::string& statement) {
+  auto r = run({"sqlite3", entries_file(archive), statement});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+// The names of the item summaries cached.
+std::vector<std::string> entries(const CliArchive& archive) {
+  std::vector<std::string> out;
+  if (!fs::exists(entries_file(archive))) return out;
+  std::istringstream lines(sql(archive, "SELECT name FROM entry WHERE name LIKE 'items/%'"));
+  for (std::string line; std::getline(lines, line);) out.push_back(line);
   return out;
+}
+
+std::string entry_value(const CliArchive& archive, const std::string& name) {
+  std::string hex = sql(archive, "SELECT hex(value) FROM entry WHERE name = '" + name + "'");
+  while (!hex.empty() && hex.back() == '\n') hex.pop_back();
+  std::string out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+void set_entry(const CliArchive& archive, const std::string& name, const std::string& value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : value) {
+    hex += kDigits[c >> 4];
+    hex += kDigits[c & 15];
+  }
+  sql(archive, "UPDATE entry SET value = x'" + hex + "' WHERE name = '" + name + "'");
 }
 
 void record_two_versions(CliArchive& archive, TwoVersions& feed) {
@@ -56,13 +90,13 @@ TEST_CASE("poll caches the item summary of a change, and show's page is the same
   REQUIRE(cached.size() == 1);
   const std::string old_blob = archive.git({"rev-parse", "HEAD~1:raw/openai/response.xml"}).out;
   const std::string new_blob = archive.git({"rev-parse", "HEAD:raw/openai/response.xml"}).out;
-  CHECK(cached[0].filename().string().starts_with(old_blob.substr(0, 40) + "-" +
-                                                  new_blob.substr(0, 40) + "-"));
+  CHECK(cached[0].starts_with("items/" + old_blob.substr(0, 40) + "-" + new_blob.substr(0, 40) +
+                              "-"));
 
   auto with_cache = archive({"show", "HEAD"});
   REQUIRE(with_cache.exit_code == 0);
   CHECK(with_cache.out.find("Items") != std::string::npos);
-  const std::string entry = slurp(cached[0].string());
+  const std::string entry = entry_value(archive, cached[0]);
 
   fs::remove_all(archive.dir() + "/.git/feeddiff/cache");
   auto without = archive({"show", "HEAD"});
@@ -70,7 +104,7 @@ TEST_CASE("poll caches the item summary of a change, and show's page is the same
   CHECK(without.out == with_cache.out);
   // show computed it and cached it again, byte for byte what poll wrote.
   REQUIRE(entries(archive).size() == 1);
-  CHECK(slurp(entries(archive)[0].string()) == entry);
+  CHECK(entry_value(archive, entries(archive)[0]) == entry);
   CHECK(archive.git({"status", "--porcelain"}).out.empty());
 }
 
@@ -80,17 +114,15 @@ TEST_CASE("show reads the cached summary, and recomputes a damaged one", "[cli]"
   record_two_versions(archive, feed);
   const auto cached = entries(archive);
   REQUIRE(cached.size() == 1);
-  const std::string path = cached[0].string();
-  const std::string entry = slurp(path);
+  const std::string name = cached[0];
+  const std::string entry = entry_value(archive, name);
   const std::string page = archive({"show", "HEAD"}).out;
 
   // A well-formed entry is believed: this one names an item the feed never had.
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    // The header line of the format feeddiff writes now, whatever its version.
-    out << entry.substr(0, entry.find('\n'))
-        << "\nflags\t0\t0\t0\nitem\tadded\t0\t0\t-\t0\turn:x\tPlanted by the test\nend\n";
-  }
+  // The header line of the format feeddiff writes now, whatever its version.
+  set_entry(archive, name,
+            entry.substr(0, entry.find('\n')) +
+                "\nflags\t0\t0\t0\nitem\tadded\t0\t0\t-\t0\turn:x\tPlanted by the test\nend\n");
   auto planted = archive({"show", "HEAD"});
   REQUIRE(planted.exit_code == 0);
   CHECK(planted.out.find("Planted by the test") != std::string::npos);
@@ -98,14 +130,11 @@ TEST_CASE("show reads the cached summary, and recomputes a damaged one", "[cli]"
   // A cut or garbled one is not: the summary is computed again and the entry rewritten.
   for (const std::string& damaged :
        {entry.substr(0, entry.size() / 2), std::string("garbage\n"), std::string()}) {
-    {
-      std::ofstream out(path, std::ios::binary | std::ios::trunc);
-      out << damaged;
-    }
+    set_entry(archive, name, damaged);
     auto again = archive({"show", "HEAD"});
     REQUIRE(again.exit_code == 0);
     CHECK(again.out == page);
-    CHECK(slurp(path) == entry);
+    CHECK(entry_value(archive, name) == entry);
   }
 }
 

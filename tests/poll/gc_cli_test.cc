@@ -39,7 +39,16 @@ TEST_CASE("feeddiff gc prints the archive's size before and after", "[poll]") {
   CHECK(packs_of(archive).size() == 1);
   CHECK(archive.git({"fsck", "--strict"}).exit_code == 0);
   CHECK(archive({"cat", "HEAD", "c"}).out == rss("/c"));
-  CHECK(archive({"gc"}).out.find("Before: ") == 0);
+  CHECK(r.out.find("Removed") == std::string::npos);  // nothing of earlier builds to remove
+  // The cache files an earlier build kept for each change are deleted, and said so.
+  const std::string items = archive.dir() + "/.git/feeddiff/cache/items";
+  std::filesystem::create_directories(items);
+  for (const char* name : {"/one", "/two"}) spit(items + name, "an old summary");
+  auto again = archive({"gc"});
+  CHECK(again.out.find("Before: ") == 0);
+  CHECK(
+      again.out.ends_with("\nRemoved 2 files that earlier versions kept in .git/feeddiff/cache\n"));
+  CHECK_FALSE(std::filesystem::exists(items));
 }
 
 TEST_CASE("feeddiff gc leaves a pack someone else wrote, and what is in it", "[poll]") {

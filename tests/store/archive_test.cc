@@ -255,9 +255,13 @@ TEST_CASE("the cache keeps values under safe names only, inside .git/feeddiff/ca
   CHECK_FALSE(archive->cache_read("items/x"));
   archive->cache_write("items/x-1", "value\n");
   CHECK(archive->cache_read("items/x-1") == std::optional<std::string>("value\n"));
-  CHECK(std::filesystem::exists(dir + "/.git/feeddiff/cache/items/x-1"));
+  // An entry per change is a row of one file, not a file of its own.
+  CHECK(std::filesystem::exists(dir + "/.git/feeddiff/cache/entries.sqlite"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/.git/feeddiff/cache/items"));
   archive->cache_write("items/x-1", "newer");
   CHECK(archive->cache_read("items/x-1") == std::optional<std::string>("newer"));
+  archive->cache_write("rules/x", "per source");
+  CHECK(std::filesystem::exists(dir + "/.git/feeddiff/cache/rules/x"));
   for (const char* bad : {"../escape", "items/../../escape", "/abs", ".hidden", "a/b/c", "Upper",
                           "items/", "", "sp ace"}) {
     archive->cache_write(bad, "x");
@@ -453,18 +457,21 @@ TEST_CASE(
   const std::string dir = make_temp_dir("store-cache-behind");
   auto archive = Archive::init(dir, now_ms());
   REQUIRE(archive);
-  archive->cache_write("items/before", "written before");  // on disk before the thread
+  archive->cache_write("versions/before", "written before");  // on disk before the thread
   archive->write_cache_behind(true);
   archive->write_cache_behind(true);  // on twice is on once
   // A value on disk before its directory was first read, another process's after it.
-  CHECK(archive->cache_read("items/before") == "written before");
+  CHECK(archive->cache_read("versions/before") == "written before");
   {
     auto other = Archive::open(dir);
     REQUIRE(other);
-    other->cache_write("items/other", "another process's");
+    other->cache_write("versions/other", "another process's");
     other->cache_write("history/other", "in a directory not read yet");
+    other->cache_write("items/other", "another process's row");
   }
-  CHECK_FALSE(archive->cache_read("items/other"));  // a miss: the caller recomputes it
+  CHECK_FALSE(archive->cache_read("versions/other"));  // a miss: the caller recomputes it
+  // The entries file has no listing to be out of date.
+  CHECK(archive->cache_read("items/other") == "another process's row");
   CHECK(archive->cache_read("history/other") == "in a directory not read yet");
   CHECK_FALSE(archive->cache_read("rules/none"));  // a directory that is not there
   for (int i = 0; i < 3 * 4096 + 7; ++i)
@@ -480,12 +487,20 @@ TEST_CASE(
   CHECK_FALSE(archive->cache_read("items/bad name"));
   archive->write_cache_behind(false);
   CHECK(slurp(archive->cache_dir() + "/versions/s") == "header\nline 1\n");
-  CHECK(slurp(archive->cache_dir() + "/items/e49") == "v12249");
+  {
+    auto other = Archive::open(dir);  // another connection: what is committed
+    REQUIRE(other);
+    CHECK(other->cache_read("items/e49") == "v12249");
+  }
   // No file left beside an entry.
-  for (const auto& entry : std::filesystem::directory_iterator(archive->cache_dir() + "/items"))
+  for (const auto& entry : std::filesystem::directory_iterator(archive->cache_dir() + "/versions"))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   // Off, every read looks on disk, and a write is there when cache_write returns.
-  CHECK(archive->cache_read("items/other") == "another process's");
+  CHECK(archive->cache_read("versions/other") == "another process's");
   archive->cache_write("items/now", "at once");
-  CHECK(slurp(archive->cache_dir() + "/items/now") == "at once");
+  archive->cache_write("versions/now", "at once");
+  CHECK(slurp(archive->cache_dir() + "/versions/now") == "at once");
+  auto other = Archive::open(dir);
+  REQUIRE(other);
+  CHECK(other->cache_read("items/now") == "at once");
 }
