@@ -172,9 +172,27 @@ class Repairer {
     return j + 1;
   }
 
+  // Just past the first `end` from `from` as it reads once copy_clean has removed the control
+  // characters: "--\0>" closes a comment in the repaired text, and markup taken to run on to a
+  // later "-->" would leave what follows it unrepaired (the fuzz gate's crash of stop 48: a
+  // reference to U+0014 came through, to be repaired only by a second pass).
   std::size_t skip_to(std::size_t from, std::string_view end) {
     const std::size_t e = in_.find(end, from);
-    return e == std::string_view::npos ? in_.size() : e + end.size();
+    const std::size_t plain = e == std::string_view::npos ? in_.size() : e + end.size();
+    if (find_byte<true>(in_.substr(0, plain), from, kControl) >= plain) return plain;
+    // end is "-->", "]]>" or "?>": a run of one character, then '>'.
+    const std::size_t run = end.size() - 1;
+    std::size_t matched = 0;
+    for (std::size_t k = from; k < in_.size(); ++k) {
+      const auto c = static_cast<unsigned char>(in_[k]);
+      if (kControl[c]) continue;
+      if (in_[k] == end[matched]) {
+        if (++matched == end.size()) return k + 1;
+      } else {
+        matched = in_[k] == end[0] ? run : 0;
+      }
+    }
+    return in_.size();
   }
 
   std::size_t markup(std::size_t j) {
