@@ -132,8 +132,8 @@ void Archive::cache_write_all(
 void Archive::write_cache_behind(bool on) const {
   if (on && !impl_->cache_behind) {
     // The thread's writes to the entries file are batched into transactions, each
-    // committed when the queue runs dry (or at EntryDb::kBatch): a commit per entry was a
-    // write of the log's pages per entry.
+    // committed after CacheBehind::kIdleDelay without a write (or at EntryDb::kBatch): a
+    // commit per entry was a write of the log's pages per entry.
     Impl* impl = impl_.get();
     const std::size_t prefix = cache_dir().size() + 1;
     impl_->cache_behind = std::make_unique<CacheBehind>(
@@ -143,7 +143,14 @@ void Archive::write_cache_behind(bool on) const {
           if (EntryDb* db = impl->entry_db()) db->put_batched(name, value);
         },
         [impl] {
-          if (EntryDb* db = impl->entry_db()) db->commit();
+          // Only a file already open has a batch to commit (the thread may have written
+          // per-source files alone); the commit runs outside the lock that opening takes.
+          EntryDb* db = nullptr;
+          {
+            const std::lock_guard<std::mutex> hold(impl->entries_lock);
+            db = impl->entries.get();
+          }
+          if (db) db->commit();
         });
   }
   if (!on) impl_->cache_behind.reset();  // writes what is queued, then stops
