@@ -79,6 +79,9 @@ class Db {
   Status exec(const std::string& sql);
   /// Prepares one statement.
   Result<Statement> prepare(const std::string& sql);
+  /// Keeps the WAL file (and its index) when the last connection closes: a file opened by
+  /// every short command then is not made and deleted again by each (SQLITE_FCNTL_PERSIST_WAL).
+  void keep_wal_file();
   /// The rowid of the last row inserted.
   std::int64_t last_insert_rowid() const;
   /// Rows the last INSERT, UPDATE or DELETE changed.

@@ -121,6 +121,11 @@ Result<Statement> Db::prepare(const std::string& sql) {
   return Statement(std::move(statement), db_.get(), path_);
 }
 
+void Db::keep_wal_file() {
+  int on = 1;
+  sqlite3_file_control(db_.get(), "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+}
+
 std::int64_t Db::last_insert_rowid() const {
   return sqlite3_last_insert_rowid(db_.get());
 }

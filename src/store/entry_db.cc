@@ -33,12 +33,20 @@ namespace {
 Result<std::unique_ptr<EntryDb::Connection>> connect(const std::string& path) {
   auto db = sqlite::Db::open(path);
   if (!db) return db.error();
-  if (auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                         "CREATE TABLE IF NOT EXISTS entry(name TEXT PRIMARY KEY,"
-                         " value BLOB NOT NULL) WITHOUT ROWID");
-      !ok)
-    return ok.error();
+  if (auto ok = db->exec("PRAGMA synchronous=NORMAL"); !ok) return ok.error();
+  db->keep_wal_file();
+  // The table and WAL mode (which the file keeps) are set up once, by the first to find the
+  // table missing: every `log` and `show` opens this file, and the setup statements were
+  // most of an open's millisecond.
   auto select = db->prepare("SELECT value FROM entry WHERE name = ?1");
+  if (!select) {
+    if (auto ok = db->exec("PRAGMA journal_mode=WAL;"
+                           "CREATE TABLE IF NOT EXISTS entry(name TEXT PRIMARY KEY,"
+                           " value BLOB NOT NULL) WITHOUT ROWID");
+        !ok)
+      return ok.error();
+    select = db->prepare("SELECT value FROM entry WHERE name = ?1");
+  }
   if (!select) return select.error();
   auto insert = db->prepare("INSERT OR REPLACE INTO entry(name, value) VALUES (?1, ?2)");
   if (!insert) return insert.error();
