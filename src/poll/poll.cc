@@ -647,15 +647,14 @@ class Poller {
     summaries_.clear();
   }
 
-  // The changes' item summaries, cached once the poll's commits are durable: (name,
-  // encoded), item_diff_cache_name and encode_item_diff.
-
   Archive& archive_;
   Config config_;
   State state_;
   const PollOptions& options_;
   TimeMs now_;
   std::vector<Job> jobs_;
+  // The changes' item summaries, cached once the poll's commits are durable: (name,
+  // encoded), item_diff_cache_name and encode_item_diff.
   std::vector<std::pair<std::string, std::string>> summaries_;
   PollReport report_;
   bool first_version_ = false;
