@@ -120,7 +120,7 @@ struct Document {
 /// tag, a second XML declaration, control characters XML forbids, HTML named entities
 /// (&nbsp;, &eacute;, ...), unknown entities and bare '&' or '<' (kept as text), character
 /// references to non-characters, junk after the root element, an input cut off inside its
-/// last end tag.
+/// last end tag. A run of one repair on one line is listed once, with " (N times)".
 ///
 /// Errors: Errc::bad_xml "line L, column C: reason" (pugixml's reason, or the JSON parser's)
 /// when it still cannot be parsed; L and C (1-based, C counted in characters) point into the

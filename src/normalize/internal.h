@@ -114,6 +114,10 @@ std::size_t find_byte(std::string_view s, std::size_t from, const Table& table) 
 std::uint32_t html_entity(std::string_view name);
 
 /// Collects repairs with their line numbers, counting lines in `text` lazily.
+///
+/// A run of the same repair on one line (77 NUL bytes, a paragraph of Latin-1 read as UTF-8)
+/// is one entry with a count, so one bad stretch cannot crowd every other repair out of the
+/// list. Runs are not merged across lines: the list says where each line needs mending.
 class RepairLog {
  public:
   static constexpr std::size_t kMaxListed = 100;
@@ -122,14 +126,19 @@ class RepairLog {
   void add(std::string_view text, std::size_t offset, std::string what);
   /// Records a repair at a known line.
   void add_line(std::size_t line, std::string what);
-  /// Appends the "and N more" entry when some were not listed.
+  /// Closes the last run and appends the "and N more" entry when some were not listed.
   void finish();
 
  private:
+  // Writes the count of the run the last listed entry starts into its text.
+  void close_run();
+
   std::vector<Repair>& out_;
   std::size_t counted_to_ = 0;
   std::size_t line_ = 1;
   std::size_t dropped_ = 0;
+  std::string run_what_;       // the repair the last listed entry records, as added
+  std::size_t run_count_ = 0;  // how many times in a row it was added on that entry's line
 };
 
 /// Decoded input: UTF-8 text and the name of what it was decoded from.

@@ -24,14 +24,28 @@ void RepairLog::add(std::string_view text, std::size_t offset, std::string what)
 }
 
 void RepairLog::add_line(std::size_t line, std::string what) {
+  if (run_count_ > 0 && line == out_.back().line && what == run_what_) {
+    ++run_count_;
+    return;
+  }
+  close_run();
   if (out_.size() >= kMaxListed) {
     ++dropped_;
     return;
   }
-  out_.push_back(Repair{line, std::move(what)});
+  out_.push_back(Repair{line, what});
+  run_what_ = std::move(what);
+  run_count_ = 1;
+}
+
+void RepairLog::close_run() {
+  if (run_count_ > 1) out_.back().what += " (" + std::to_string(run_count_) + " times)";
+  run_count_ = 0;
+  run_what_.clear();
 }
 
 void RepairLog::finish() {
+  close_run();
   if (dropped_ == 0) return;
   out_.push_back(Repair{0, "and " + std::to_string(dropped_) + " more repairs"});
   dropped_ = 0;

@@ -56,17 +56,41 @@ TEST_CASE("normalize names the line and column where a document breaks", "[cli]"
 
 TEST_CASE("normalize lists each repair with its line, and the rest as one count", "[cli]") {
   const std::string dir = make_temp_dir("normalize-repairs");
-  // 102 bytes invalid in UTF-8 on line 3: 100 are listed, the other 2 are counted.
-  spit(dir + "/latin1.xml", "<rss version=\"2.0\">\n<channel>\n<title>" + std::string(102, '\xFC') +
-                                "</title>\n</channel></rss>\n");
+  // A byte invalid in UTF-8 on each of 102 lines: 100 are listed, the other 2 are counted.
+  std::string body;
+  for (int i = 0; i < 102; ++i) body += "<title>\xFC</title>\n";
+  spit(dir + "/latin1.xml", "<rss version=\"2.0\">\n<channel>\n" + body + "</channel></rss>\n");
   auto r = run_feeddiff({"normalize", dir + "/latin1.xml"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const std::string label = "feeddiff: " + dir + "/latin1.xml";
   CHECK(r.err.starts_with(
-      label + " line 3: repaired: replaced a byte invalid in UTF-8 (0xFC) with U+FFFD\n"));
+      label + " line 3: repaired: replaced a byte invalid in UTF-8 (0xFC) with U+FFFD\n" + label +
+      " line 4: repaired: replaced a byte invalid in UTF-8 (0xFC) with U+FFFD\n"));
   CHECK(r.err.ends_with(label + ": repaired: and 2 more repairs\n"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 101);
+}
+
+TEST_CASE("normalize reports a run of one repair on one line once, with its count", "[cli]") {
+  const std::string dir = make_temp_dir("normalize-repair-runs");
+  // 102 Latin-1 bytes, then 77 NUL bytes, on line 3; one more NUL on line 4.
+  spit(dir + "/runs.xml", "<rss version=\"2.0\">\n<channel>\n<title>" + std::string(102, '\xFC') +
+                              std::string(77, '\0') + "</title>\n<link>\x01" +
+                              std::string(1, '\0') + "</link>\n</channel></rss>\n");
+  auto r = run_feeddiff({"normalize", dir + "/runs.xml"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const std::string label = "feeddiff: " + dir + "/runs.xml";
+  CHECK(r.err ==
+        label +
+            " line 3: repaired: replaced a byte invalid in UTF-8 (0xFC) with U+FFFD (102 times)\n" +
+            label + " line 3: repaired: removed control character U+0000 (77 times)\n" + label +
+            " line 4: repaired: removed control character U+0001\n" + label +
+            " line 4: repaired: removed control character U+0000\n");
+  std::string replaced;
+  for (int i = 0; i < 102; ++i) replaced += "\xEF\xBF\xBD";
+  CHECK(r.out.find("<title>" + replaced + "</title>") != std::string::npos);
+  CHECK(r.out.find('\0') == std::string::npos);
 }
 
 TEST_CASE("items --json lists the same identities as a plain guid scan", "[cli]") {
