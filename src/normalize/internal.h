@@ -137,8 +137,7 @@ class RepairLog {
   std::size_t counted_to_ = 0;
   std::size_t line_ = 1;
   std::size_t dropped_ = 0;
-  std::string run_what_;       // the repair the last listed entry records, as added
-  std::size_t run_count_ = 0;  // how many times in a row it was added on that entry's line
+  std::size_t run_count_ = 0;  // how many times in a row the last listed entry was added
 };
 
 /// Decoded input: UTF-8 text and the name of what it was decoded from.

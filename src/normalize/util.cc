@@ -24,7 +24,8 @@ void RepairLog::add(std::string_view text, std::size_t offset, std::string what)
 }
 
 void RepairLog::add_line(std::size_t line, std::string what) {
-  if (run_count_ > 0 && line == out_.back().line && what == run_what_) {
+  // While a run is open its entry's text is the repair as added: the count goes in at its close.
+  if (run_count_ > 0 && line == out_.back().line && what == out_.back().what) {
     ++run_count_;
     return;
   }
@@ -33,15 +34,13 @@ void RepairLog::add_line(std::size_t line, std::string what) {
     ++dropped_;
     return;
   }
-  out_.push_back(Repair{line, what});
-  run_what_ = std::move(what);
+  out_.push_back(Repair{line, std::move(what)});
   run_count_ = 1;
 }
 
 void RepairLog::close_run() {
   if (run_count_ > 1) out_.back().what += " (" + std::to_string(run_count_) + " times)";
   run_count_ = 0;
-  run_what_.clear();
 }
 
 void RepairLog::finish() {
