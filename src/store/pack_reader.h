@@ -24,9 +24,22 @@ struct ReadObject {
   git_object_t type = GIT_OBJECT_INVALID;  ///< commit, tree, blob or tag
   std::shared_ptr<const char[]> data;      ///< size bytes (shared with the reader's cache)
   std::size_t size = 0;                    ///< its length
+  std::uint64_t key = 0;                   ///< where it is: its pack << 48 | its offset
+  /// Made from a delta: its base's key; 0 when the pack holds it whole.
+  std::uint64_t base_key = 0;
+  /// Made from a delta: how many of its first bytes the delta copied from the same offsets
+  /// of its base, and how many of its last from its base's last: bytes the two share for
+  /// certain, without comparing them (shared_ends).
+  std::size_t same_head = 0;
+  std::size_t same_tail = 0;  ///< see same_head
   /// Its bytes.
   std::string_view bytes() const { return {data.get(), size}; }
 };
+
+/// How many leading and trailing bytes a and b share because one was made from the other
+/// by a delta (same_head and same_tail); {0, 0} when neither is the other's base. A lower
+/// bound: the bytes beyond may agree too.
+std::pair<std::size_t, std::size_t> shared_ends(const ReadObject& a, const ReadObject& b);
 
 /// The packs of an objects directory (each pack with an index of version 2), read through
 /// memory maps, one object at a time. Not for concurrent use: one per thread (or process).

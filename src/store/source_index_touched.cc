@@ -90,13 +90,9 @@ std::string version_source_of(unsigned parents, std::string_view author_name,
       committer_name != "feeddiff" || committer_email != "feeddiff@localhost")
     return {};
   const std::string_view title = text.substr(0, text.find('\n'));
-  for (const Trailer& t : message_trailers(text)) {
-    if (t.key != "Source") continue;
-    const std::string& s = t.value;
-    if (s.empty() || s.find('/') != std::string::npos) return {};
-    if (is_version_title(title, s)) return s;
-    return {};
-  }
+  const auto s = message_trailer(text, "Source");
+  if (!s || s->empty() || s->find('/') != std::string_view::npos) return {};
+  if (is_version_title(title, *s)) return std::string(*s);
   return {};
 }
 
@@ -266,22 +262,24 @@ int entry_order(const RawEntry& a, const RawEntry& b) {
   return static_cast<int>(after(a)) - static_cast<int>(after(b));
 }
 
-// The length of the common prefix of a and b.
-std::size_t common_prefix(std::string_view a, std::string_view b) {
+// The length of the common prefix of a and b, of which the first `known` bytes agree already.
+std::size_t common_prefix(std::string_view a, std::string_view b, std::size_t known) {
   const std::size_t n = std::min(a.size(), b.size());
-  std::size_t i = 0;
+  std::size_t i = std::min(known, n);
   constexpr std::size_t kBlock = 64;
   while (i + kBlock <= n && std::memcmp(a.data() + i, b.data() + i, kBlock) == 0) i += kBlock;
   while (i < n && a[i] == b[i]) ++i;
   return i;
 }
 
-// The length of the common suffix of a and b, at most limit.
-std::size_t common_suffix(std::string_view a, std::string_view b, std::size_t limit) {
+// The length of the common suffix of a and b, at most limit, of which the last `known` bytes
+// agree already.
+std::size_t common_suffix(std::string_view a, std::string_view b, std::size_t limit,
+                          std::size_t known) {
   const std::size_t n = std::min({a.size(), b.size(), limit});
   const char* ea = a.data() + a.size();
   const char* eb = b.data() + b.size();
-  std::size_t i = 0;
+  std::size_t i = std::min(known, n);
   constexpr std::size_t kBlock = 64;
   while (i + kBlock <= n && std::memcmp(ea - i - kBlock, eb - i - kBlock, kBlock) == 0) i += kBlock;
   while (i < n &&
@@ -325,8 +323,8 @@ class TreeBytes {
     if (reader) {
       if (auto object = reader->read(id)) {
         if (object->type != GIT_OBJECT_TREE) return false;
-        held_ = std::move(object->data);
-        data_ = {held_.get(), object->size};
+        held_ = std::move(*object);
+        data_ = held_.bytes();
         return true;
       }
     }
@@ -360,12 +358,16 @@ class TreeBytes {
   bool index_from(const TreeBytes& prev, std::pair<std::string_view, std::string_view>& changed) {
     const std::string_view b = prev.data_;
     const std::vector<std::uint32_t>& sb = prev.starts_;
-    const std::size_t p = common_prefix(data_, b);
+    // When one was made from the other by a delta, its copies say how far the two agree at
+    // both ends without reading those bytes (comparing them was 12% of a rebuild's CPU).
+    const auto [known_head, known_tail] = pack::shared_ends(prev.held_, held_);
+    const std::size_t p = common_prefix(data_, b, known_head);
     // The entry of prev in which the first difference lies: the ones before it are shared.
     const std::size_t k =
         static_cast<std::size_t>(std::upper_bound(sb.begin(), sb.end() - 1, p) - sb.begin()) - 1;
     const std::size_t from = sb[k];
-    const std::size_t suffix = common_suffix(data_, b, std::min(data_.size(), b.size()) - from);
+    const std::size_t suffix =
+        common_suffix(data_, b, std::min(data_.size(), b.size()) - from, known_tail);
     const std::ptrdiff_t shift =
         static_cast<std::ptrdiff_t>(data_.size()) - static_cast<std::ptrdiff_t>(b.size());
     starts_.assign(sb.begin(), sb.begin() + static_cast<std::ptrdiff_t>(k));
@@ -404,7 +406,7 @@ class TreeBytes {
 
  private:
   git::OdbObjectPtr object_;
-  std::shared_ptr<const char[]> held_;  // or the reader's bytes
+  pack::ReadObject held_;  // or the reader's object
   std::string_view data_;
   std::vector<std::uint32_t> starts_;  // each entry's offset, then the size
 };

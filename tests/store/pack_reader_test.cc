@@ -212,6 +212,49 @@ TEST_CASE("the pack reader reads what git gc --aggressive and a repack with ref 
   CHECK(counts.answered == counts.objects);
 }
 
+TEST_CASE("the ends a delta copied from its base are its base's ends, byte for byte",
+          "[store][pack]") {
+  const std::string dir = fast_import_repo(200);
+  SECTION("fast-import's deltas, each on the version before") {}
+  SECTION("git gc --aggressive's, newer objects the bases of older ones") {
+    git_out(dir, {"gc", "-q", "--aggressive", "--prune=now"});
+  }
+  pack::PackReader reader(dir + "/.git/objects");
+  std::map<std::uint64_t, pack::ReadObject> by_key;
+  for (const git_oid& id : all_ids(dir)) {
+    auto got = reader.read(id);
+    REQUIRE(got);
+    by_key[got->key] = *got;
+  }
+  std::size_t deltas = 0, both_ends = 0;
+  for (const auto& [key, object] : by_key) {
+    if (object.base_key == 0) {
+      CHECK(object.same_head == 0);
+      CHECK(object.same_tail == 0);
+      continue;
+    }
+    ++deltas;
+    REQUIRE(by_key.count(object.base_key) == 1);
+    const pack::ReadObject& base = by_key[object.base_key];
+    const auto [head, tail] = pack::shared_ends(object, base);
+    CHECK(pack::shared_ends(base, object) == std::pair{head, tail});
+    CHECK(head == object.same_head);
+    REQUIRE(head <= std::min(object.size, base.size));
+    REQUIRE(tail <= std::min(object.size, base.size));
+    CHECK(object.bytes().substr(0, head) == base.bytes().substr(0, head));
+    CHECK(object.bytes().substr(object.size - tail) == base.bytes().substr(base.size - tail));
+    if (head > 0 && tail > 0) ++both_ends;
+  }
+  // Trees of 40 entries that change one a commit keep both ends (blobs grow at the end).
+  CHECK(deltas > 300);
+  CHECK(both_ends > 100);
+  // Objects that are not each other's base share nothing known.
+  const auto first = by_key.begin()->second;
+  const auto last = by_key.rbegin()->second;
+  if (first.base_key != last.key && last.base_key != first.key)
+    CHECK(pack::shared_ends(first, last) == std::pair<std::size_t, std::size_t>{0, 0});
+}
+
 TEST_CASE("a loose object and an index of version 1 are left to libgit2, which answers them",
           "[store][pack]") {
   const std::string dir = fast_import_repo(60);
