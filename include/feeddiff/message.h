@@ -114,6 +114,10 @@ std::vector<Trailer> parse_trailer_block(std::string_view block);
 /// The trailer block of a whole message: its last paragraph, when that is all trailers.
 std::vector<Trailer> message_trailers(std::string_view message);
 
+/// The value of the first trailer called key (case as written) among message_trailers,
+/// without copying the others; nullopt when there is none. Points into message.
+std::optional<std::string_view> message_trailer(std::string_view message, std::string_view key);
+
 /// The fields of trailers read back; unknown keys are skipped, the first of a repeated
 /// single-valued key is taken.
 CommitMessage message_from_trailers(const std::vector<Trailer>& trailers);

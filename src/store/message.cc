@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 
 namespace feeddiff {
@@ -172,27 +171,65 @@ std::string format_commit_message(const CommitMessage& m) {
   return m.title + "\n\n" + format_trailers(m);
 }
 
-std::vector<Trailer> parse_trailer_block(std::string_view block) {
+namespace {
+
+// A trailer key's letters (ASCII letters and digits, as isalnum in the C locale feeddiff
+// runs in, and '-'), tested without a call per character: a rebuild of the source index
+// reads the trailers of every commit of the history.
+bool is_key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+// Calls each(key, value) for each line of a trailer block; false, having called it for the
+// lines before, at the first line that is not a trailer.
+template <typename Each>
+bool each_trailer(std::string_view block, Each each) {
   while (!block.empty() && block.back() == '\n') block.remove_suffix(1);
-  std::vector<Trailer> out;
   while (!block.empty()) {
     auto nl = block.find('\n');
     std::string_view line = block.substr(0, nl);
     block = nl == std::string_view::npos ? std::string_view() : block.substr(nl + 1);
     auto colon = line.find(':');
-    if (colon == 0 || colon == std::string_view::npos) return {};
+    if (colon == 0 || colon == std::string_view::npos) return false;
     for (char c : line.substr(0, colon))
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return {};
-    out.push_back({std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1)))});
+      if (!is_key_char(c)) return false;
+    each(line.substr(0, colon), trim(line.substr(colon + 1)));
   }
+  return true;
+}
+
+// The last paragraph of message, where its trailers are; nullopt when it has one paragraph.
+std::optional<std::string_view> trailer_block(std::string_view message) {
+  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
+  auto start = message.rfind("\n\n");
+  if (start == std::string_view::npos) return std::nullopt;
+  return message.substr(start + 2);
+}
+
+}  // namespace
+
+std::vector<Trailer> parse_trailer_block(std::string_view block) {
+  std::vector<Trailer> out;
+  if (!each_trailer(block, [&](std::string_view key, std::string_view value) {
+        out.push_back({std::string(key), std::string(value)});
+      }))
+    return {};
   return out;
 }
 
 std::vector<Trailer> message_trailers(std::string_view message) {
-  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
-  auto start = message.rfind("\n\n");
-  if (start == std::string_view::npos) return {};
-  return parse_trailer_block(message.substr(start + 2));
+  const auto block = trailer_block(message);
+  return block ? parse_trailer_block(*block) : std::vector<Trailer>{};
+}
+
+std::optional<std::string_view> message_trailer(std::string_view message, std::string_view key) {
+  const auto block = trailer_block(message);
+  if (!block) return std::nullopt;
+  std::optional<std::string_view> found;
+  const bool all = each_trailer(*block, [&](std::string_view k, std::string_view value) {
+    if (!found && k == key) found = value;
+  });
+  return all ? found : std::nullopt;
 }
 
 CommitMessage message_from_trailers(const std::vector<Trailer>& trailers) {

@@ -114,6 +114,32 @@ TEST_CASE("a trailer block with a line that is no trailer is no trailer block", 
   CHECK(message_trailers("t\n\nbody text\n\nStatus: 200\n").size() == 1);
 }
 
+TEST_CASE("message_trailer finds the first trailer of a key as message_trailers reads them",
+          "[store]") {
+  const std::string message =
+      "feed-1: changed (10 bytes, HTTP 200)\n\nSource: feed-1\nStatus:  200 \nSource: other\n";
+  CHECK(message_trailer(message, "Source") == "feed-1");
+  CHECK(message_trailer(message, "Status") == "200");         // trimmed, as message_trailers trims
+  CHECK(message_trailer(message, "source") == std::nullopt);  // keys as written
+  CHECK(message_trailer(message, "Final-URL") == std::nullopt);
+  // A block with a line that is no trailer has none, whatever lines come before it.
+  CHECK(message_trailer("t\n\nSource: feed-1\nnot a trailer\n", "Source") == std::nullopt);
+  CHECK(message_trailer("t\n\nSource: feed-1\nK\xc3\xa9y: x\n", "Source") == std::nullopt);
+  CHECK(message_trailers("t\n\nSource: feed-1\nK\xc3\xa9y: x\n").empty());
+  CHECK(message_trailer("Source: feed-1\n", "Source") == std::nullopt);  // a title only
+  // Every trailer of a formatted message, as message_trailers has it.
+  CommitMessage m;
+  m.title = "feed-2: added (5 bytes, HTTP 200)";
+  m.source = "feed-2";
+  m.status = "200";
+  m.final_url = "https://example.com/feed";
+  const std::string formatted = format_commit_message(m);
+  for (const Trailer& t : message_trailers(formatted)) {
+    INFO(t.key);
+    CHECK(message_trailer(formatted, t.key) == t.value);
+  }
+}
+
 TEST_CASE("redact_recorded_url masks secret query values and keeps the rest", "[store]") {
   CHECK(redact_recorded_url("https://example.com/f?page=2&Token=a&key=b&sig=&x#frag") ==
         "https://example.com/f?page=2&Token=***&key=***&sig=&x#frag");
