@@ -84,6 +84,14 @@ EntryDb::~EntryDb() {
     return;
   }
   commit_locked();
+  // The last connection to close checkpoints the WAL into the database, but the WAL file is
+  // kept (keep_wal_file) with its frames still valid: the next command to open the file
+  // found them again and copied them into the database once more, with three fdatasync
+  // calls, at every `show` and `log` (1.5 ms of a 7 ms `show` on this disk). Emptied here,
+  // they are copied once. Another process's readers are never waited for: then the next
+  // connection to close empties it.
+  (void)connection_->db.exec("PRAGMA busy_timeout=0");
+  (void)connection_->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   connection_.reset();
   --connections;
 }

@@ -63,6 +63,33 @@ TEST_CASE("a batch of entries reads back through its own connection and reaches 
   CHECK_FALSE(EntryDb::holds("versions/x"));
 }
 
+TEST_CASE("a connection leaves the WAL empty as it closes, so a reader after it writes nothing",
+          "[store]") {
+  const std::string path = make_temp_dir("entry-db-wal") + "/cache/entries.sqlite";
+  namespace fs = std::filesystem;
+  {
+    auto db = EntryDb::open(path);
+    REQUIRE(db);
+    for (int i = 0; i < 3; ++i)
+      db->put_batched("items/" + std::to_string(i), std::string(300, char('a' + i)));
+    db->put("keys/one", "a key");
+  }
+  REQUIRE(fs::exists(path + "-wal"));  // kept, so that each command does not make it again
+  CHECK(fs::file_size(path + "-wal") == 0);
+  const std::string before = feeddiff::test::slurp(path);
+  const auto written = fs::last_write_time(path);
+  for (int reader = 0; reader < 2; ++reader) {
+    auto db = EntryDb::open(path);
+    REQUIRE(db);
+    CHECK(db->get("items/2") == std::string(300, 'c'));
+    CHECK(db->get("keys/one") == "a key");
+  }
+  // Not written again, not even with the same bytes.
+  CHECK(fs::last_write_time(path) == written);
+  CHECK(feeddiff::test::slurp(path) == before);
+  CHECK(fs::file_size(path + "-wal") == 0);
+}
+
 TEST_CASE("an entries file that is not a database is made again, empty", "[store]") {
   const std::string dir = make_temp_dir("entry-db-garbage");
   auto archive = Archive::init(dir, now_ms());
