@@ -152,3 +152,24 @@ TEST_CASE("show works in an archive whose cache cannot be written", "[cli]") {
   CHECK(shown.out == page);
   CHECK(shown.err.empty());
 }
+
+TEST_CASE("show and log after a poll read the cache without writing to it", "[cli]") {
+  TwoVersions feed;
+  CliArchive archive("show-cache-read-only");
+  record_two_versions(archive, feed);
+  const std::string file = entries_file(archive);
+  // poll leaves the WAL empty as it closes: no reader after it copies its frames again.
+  REQUIRE(fs::exists(file + "-wal"));
+  CHECK(fs::file_size(file + "-wal") == 0);
+  const auto written = fs::last_write_time(file);
+  const std::string bytes = slurp(file);
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"show", "HEAD"}, {"log"}, {"log", "openai"}, {"status"}}) {
+    auto r = archive(command);
+    INFO(command[0] << ": " << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK(fs::last_write_time(file) == written);
+  CHECK(slurp(file) == bytes);
+  CHECK(fs::file_size(file + "-wal") == 0);
+}
